@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// The compiled CLI lives in dist/ (built by `npm ci` through the root prepare script).
+import { existsSync } from "node:fs";
+
+const entry = new URL("../dist/cli/main.js", import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write("promptstore is not built yet: run `npm run build` in the repository root\n");
+  process.exit(1);
+}
+const { main } = await import(entry.href);
+const code = await main(process.argv);
+// serve keeps running on its own; every other command ends here.
+if (code !== 0 || !process.argv.slice(2).includes("serve")) process.exitCode = code;

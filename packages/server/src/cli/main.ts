@@ -1,0 +1,28 @@
+import { Command, CommanderError } from "commander";
+import { VERSION } from "../version.js";
+import { registerAdminCommands } from "./admin-commands.js";
+import { registerServeCommand } from "./serve.js";
+
+export function buildProgram(): Command {
+  const program = new Command("promptstore")
+    .description("Promptstore: versioned prompts over HTTP and MCP. DATABASE_URL selects the database.")
+    .version(VERSION)
+    .exitOverride();
+  registerServeCommand(program);
+  registerAdminCommands(program);
+  return program;
+}
+
+/** Runs the command line; returns the exit code instead of exiting, so it can be tested in-process. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    const json = argv.includes("--json");
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `error: ${message}\n`);
+    return 1;
+  }
+}

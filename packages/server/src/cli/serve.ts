@@ -1,0 +1,73 @@
+import type { Command } from "commander";
+import { loadConfig } from "../config.js";
+import type { PlanName } from "../core/plans.js";
+import { buildApp } from "../http/app.js";
+import { bootstrapIfEmpty } from "../service/bootstrap.js";
+import { openStore } from "../store/index.js";
+import { emit } from "./output.js";
+
+interface ServeOptions {
+  port?: string;
+  host?: string;
+  json?: boolean;
+}
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command("serve")
+    .description("run the HTTP server (PORT or 3000, HOST or 127.0.0.1, DATABASE_URL)")
+    .option("--port <port>", "port to listen on (0 picks a free one)")
+    .option("--host <host>", "address to listen on")
+    .option("--json", "machine-readable start-up lines")
+    .action(async (opts: ServeOptions) => {
+      const config = loadConfig({
+        ...process.env,
+        ...(opts.port !== undefined ? { PORT: opts.port } : {}),
+        ...(opts.host !== undefined ? { HOST: opts.host } : {}),
+      });
+      await serve(config, !!opts.json);
+    });
+}
+
+async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Promise<void> {
+  const store = await openStore(config.DATABASE_URL, { poolSize: config.DATABASE_POOL_SIZE });
+  const app = await buildApp({ store, config, logger: { level: config.LOG_LEVEL } });
+  const bootstrap = await bootstrapIfEmpty(app.tenants, config.PROMPTSTORE_DEFAULT_PLAN as PlanName);
+  const address = await app.server.listen({ port: config.PORT, host: config.HOST });
+
+  if (bootstrap) {
+    emit(json, { event: "bootstrap", ...bootstrap }, () =>
+      [
+        "",
+        `Empty database: created organization "${bootstrap.organization.name}" (plan ${bootstrap.organization.plan}) and project "${bootstrap.project.name}".`,
+        `API key (shown once, store it now): ${bootstrap.key.key}`,
+        "Try it:",
+        `  curl -s -H "x-api-key: ${bootstrap.key.key}" ${address}/api/v2/prompts`,
+        bootstrap.organization.plan === "free"
+          ? `The free plan allows 5 prompts per project and 60 requests a minute; lift it with: promptstore org set-plan ${bootstrap.organization.name} unlimited`
+          : "",
+        "",
+      ].join("\n"),
+    );
+  }
+  emit(
+    json,
+    { event: "listening", url: address, database: store.dialect },
+    () => `Promptstore listening on ${address} (${store.dialect}: ${store.location})`,
+  );
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.server.log.info({ signal }, "shutting down: finishing in-flight requests");
+    try {
+      await app.server.close();
+      await store.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+}

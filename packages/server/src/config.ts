@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { DEFAULT_GUARD_TEXT } from "./core/guard.js";
+import { PLAN_NAMES } from "./core/plans.js";
+
+const flag = z.enum(["true", "false", "1", "0", "on", "off"]).transform((v) => ["true", "1", "on"].includes(v));
+
+/** Every environment variable the service reads, parsed once at start-up. */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  PROMPTSTORE_GUARD_TEXT: z.string().min(1).default(DEFAULT_GUARD_TEXT),
+  PROMPTSTORE_DEFAULT_PLAN: z.enum(PLAN_NAMES as [string, ...string[]]).default("free"),
+  PROMPTSTORE_READ_CACHE: flag.default(true),
+  PROMPTSTORE_TRUST_PROXY: flag.default(false),
+});
+
+export type Config = z.infer<typeof envSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`configuration: ${issue?.path.join(".")}: ${issue?.message}`);
+  }
+  return parsed.data;
+}
+
+/** The configuration with defaults only, plus overrides: what tests start from. */
+export function defaultConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({}), ...overrides };
+}

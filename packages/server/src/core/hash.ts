@@ -1,0 +1,44 @@
+import { createHash } from "node:crypto";
+import canonicalizeModule from "canonicalize";
+import type { Content, Section, SectionWithId } from "./content.js";
+
+export function sha256Hex(data: string): string {
+  return createHash("sha256").update(data, "utf8").digest("hex");
+}
+
+// The package is CommonJS (`module.exports = fn`) but its typings declare a default export.
+const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
+
+function canonical(value: unknown): string {
+  const json = canonicalize(value);
+  if (json === undefined) throw new TypeError("content is not serializable as JSON");
+  return json;
+}
+
+/**
+ * The version hash: SHA-256 of the RFC 8785 canonical JSON of
+ * `{"sections":[{"content","enabled","title"}…],"tools":[…]}`. Documented in the README so that
+ * clients can compute it offline; changing it would rename every stored version.
+ */
+export function contentHash(content: Content): string {
+  return sha256Hex(
+    canonical({
+      sections: content.sections.map((s) => ({ content: s.content, enabled: s.enabled, title: s.title })),
+      tools: content.tools,
+    }),
+  );
+}
+
+/**
+ * Section ids come from the section itself (and how many identical sections precede it), so an unchanged
+ * section keeps its id from one version to the next and the same content always gets the same ids.
+ */
+export function withSectionIds(sections: readonly Section[]): SectionWithId[] {
+  const occurrences = new Map<string, number>();
+  return sections.map((s) => {
+    const key = canonical({ content: s.content, enabled: s.enabled, title: s.title });
+    const n = occurrences.get(key) ?? 0;
+    occurrences.set(key, n + 1);
+    return { id: `sec_${sha256Hex(`${key}#${n}`).slice(0, 12)}`, ...s };
+  });
+}

@@ -1,0 +1,13 @@
+/** The one table of plans. `null` means no limit. */
+export const PLANS = {
+  free: { promptsPerProject: 5, requestsPerMinute: 60 },
+  pro: { promptsPerProject: 100, requestsPerMinute: 1000 },
+  unlimited: { promptsPerProject: null, requestsPerMinute: null },
+} as const satisfies Record<string, { promptsPerProject: number | null; requestsPerMinute: number | null }>;
+
+export type PlanName = keyof typeof PLANS;
+export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];
+
+export function isPlanName(value: string): value is PlanName {
+  return Object.hasOwn(PLANS, value);
+}

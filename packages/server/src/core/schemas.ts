@@ -1,0 +1,173 @@
+/**
+ * The input schemas of the service, shared by every surface (REST bodies and queries, MCP tool inputs,
+ * the OpenAPI document), so each rejects the same bad input with the same message.
+ */
+import { z } from "zod";
+import { PROMPT_ID_PATTERN } from "./slug.js";
+
+export const LIMITS = {
+  sectionsPerVersion: 100,
+  titleLength: 100,
+  sectionContentLength: 100_000,
+  nameLength: 200,
+  descriptionLength: 2000,
+  messageLength: 1000,
+  toolsPerVersion: 128,
+  toolDescriptionLength: 4000,
+  markdownLength: 1_048_576,
+  bodyBytes: 1_048_576,
+} as const;
+
+export const promptId = z
+  .string()
+  .regex(PROMPT_ID_PATTERN, "must be 1-64 characters of a-z, 0-9, _ or -, starting with a letter or digit");
+
+export const promptName = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`);
+
+export const promptDescription = z
+  .string()
+  .max(LIMITS.descriptionLength, `must be at most ${LIMITS.descriptionLength} characters`);
+
+export const sectionInput = z.strictObject({
+  title: z
+    .string()
+    .max(LIMITS.titleLength, `must be at most ${LIMITS.titleLength} characters`)
+    .refine((t) => t.trim() !== "", "must not be blank"),
+  content: z.string().max(LIMITS.sectionContentLength, `must be at most ${LIMITS.sectionContentLength} characters`),
+  enabled: z
+    .boolean()
+    .optional()
+    .describe("Disabled sections are stored and hashed but never assembled. Default true."),
+});
+
+export const sectionsInput = z
+  .array(sectionInput)
+  .min(1, "must contain at least one section")
+  .max(LIMITS.sectionsPerVersion, `must contain at most ${LIMITS.sectionsPerVersion} sections`);
+
+export const toolInput = z.strictObject({
+  type: z.literal("function"),
+  function: z.strictObject({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1-64 characters of a-z, A-Z, 0-9, _ or -"),
+    description: z
+      .string()
+      .max(LIMITS.toolDescriptionLength, `must be at most ${LIMITS.toolDescriptionLength} characters`)
+      .optional(),
+    parameters: z.looseObject({
+      type: z.literal("object"),
+      properties: z.record(z.string(), z.unknown()).optional(),
+      required: z.array(z.string()).optional(),
+    }),
+  }),
+});
+
+export const toolsInput = z
+  .array(toolInput)
+  .max(LIMITS.toolsPerVersion, `must contain at most ${LIMITS.toolsPerVersion} tools`)
+  .superRefine((tools, ctx) => {
+    const seen = new Set<string>();
+    tools.forEach((tool, i) => {
+      if (seen.has(tool.function.name)) {
+        ctx.addIssue({ code: "custom", path: [i, "function", "name"], message: "duplicates another tool's name" });
+      }
+      seen.add(tool.function.name);
+    });
+  });
+
+export const markdownInput = z
+  .string()
+  .max(LIMITS.markdownLength, `must be at most ${LIMITS.markdownLength} characters`)
+  .describe("Content form 2: every level-1 heading (# Title) starts a section.");
+
+export const message = z.string().max(LIMITS.messageLength, `must be at most ${LIMITS.messageLength} characters`);
+
+const VERSION_REF = /^(production|latest|[0-9a-f]{7,64})$/;
+export const versionRef = z
+  .string()
+  .regex(VERSION_REF, "must be production, latest, or 7-64 lowercase hex characters of a version hash")
+  .describe("production, latest, a full version hash, or a unique prefix of 7+ characters");
+
+export const publishRef = z
+  .string()
+  .regex(/^(latest|[0-9a-f]{7,64})$/, "must be latest, or 7-64 lowercase hex characters of a version hash")
+  .describe("latest, a full version hash, or a unique prefix of 7+ characters");
+
+const exactlyOneContentForm = <T extends { sections?: unknown; markdown?: unknown }>(body: T, ctx: z.RefinementCtx) => {
+  if (body.sections !== undefined && body.markdown !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["markdown"], message: "send either sections or markdown, not both" });
+  } else if (body.sections === undefined && body.markdown === undefined) {
+    ctx.addIssue({ code: "custom", path: ["sections"], message: "required: send the content as sections or markdown" });
+  }
+};
+
+export const createPromptBody = z
+  .strictObject({
+    id: promptId.optional().describe("Slug; derived from name when absent"),
+    name: promptName,
+    description: promptDescription.optional(),
+    sections: sectionsInput.optional(),
+    markdown: markdownInput.optional(),
+    tools: toolsInput.optional(),
+    message: message.optional(),
+    publish: z.boolean().optional().describe("Make the first version production. Default false."),
+  })
+  .superRefine(exactlyOneContentForm);
+
+export const saveVersionBody = z
+  .strictObject({
+    sections: sectionsInput.optional(),
+    markdown: markdownInput.optional(),
+    tools: toolsInput.optional(),
+    message: message.optional(),
+    publish: z.boolean().optional().describe("Also point production at this version. Default false."),
+    name: promptName.optional().describe("Renames the prompt; not part of the version"),
+    description: promptDescription.optional().describe("Changes the description; not part of the version"),
+  })
+  .superRefine(exactlyOneContentForm);
+
+export const publishBody = z.strictObject({ version: publishRef.optional() });
+
+const booleanString = z.enum(["true", "false"], { error: "must be true or false" });
+
+export const readQuery = z.object({
+  version: versionRef.optional(),
+  guard: booleanString.optional(),
+});
+
+export const listQuery = z.object({
+  limit: z.coerce
+    .number({ error: "must be a whole number from 1 to 100" })
+    .int("must be a whole number from 1 to 100")
+    .min(1, "must be a whole number from 1 to 100")
+    .max(100, "must be a whole number from 1 to 100")
+    .optional(),
+  cursor: z.string().max(512, "is not a valid cursor").optional(),
+});
+
+export type CreatePromptBody = z.infer<typeof createPromptBody>;
+export type SaveVersionBody = z.infer<typeof saveVersionBody>;
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, part) => {
+    if (typeof part === "number") return `${acc}[${part}]`;
+    return acc === "" ? String(part) : `${acc}.${String(part)}`;
+  }, "");
+}
+
+/** One message for the first problem, naming the field: `sections[2].title: must not be blank`. */
+export function describeZodError(error: z.ZodError, root = "body"): string {
+  const issue = error.issues[0];
+  if (!issue) return `${root}: is invalid`;
+  const path = [...issue.path];
+  let text = issue.message;
+  if (issue.code === "unrecognized_keys") {
+    path.push(issue.keys[0] as string);
+    text = "is not a known field";
+  }
+  const field = formatPath(path);
+  return `${field === "" ? root : field}: ${text}`;
+}

@@ -1,0 +1,161 @@
+import { z } from "zod";
+import { createPromptBody, listQuery, publishBody, readQuery, saveVersionBody } from "../core/schemas.js";
+import {
+  createdPrompt,
+  failureEnvelope,
+  promptList,
+  promptView,
+  publishedVersion,
+  savedVersion,
+  successEnvelope,
+  versionList,
+} from "./response-schemas.js";
+
+interface Operation {
+  method: "get" | "post" | "put";
+  path: string;
+  summary: string;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  status: 200 | 201;
+  response: z.ZodType;
+  errors: number[];
+}
+
+const OPERATIONS: Operation[] = [
+  {
+    method: "get",
+    path: "/api/v2/prompts",
+    summary: "List the project's prompts, oldest first",
+    query: listQuery,
+    status: 200,
+    response: promptList,
+    errors: [400, 401, 429],
+  },
+  {
+    method: "post",
+    path: "/api/v2/prompts",
+    summary: "Create a prompt with its first version",
+    body: createPromptBody,
+    status: 201,
+    response: createdPrompt,
+    errors: [400, 401, 403, 409, 413, 415, 429],
+  },
+  {
+    method: "get",
+    path: "/api/v2/prompts/{id}",
+    summary: "Read a prompt: production by default",
+    query: readQuery,
+    status: 200,
+    response: promptView,
+    errors: [400, 401, 404, 409, 429],
+  },
+  {
+    method: "put",
+    path: "/api/v2/prompts/{id}",
+    summary: "Save a new version (full content)",
+    body: saveVersionBody,
+    status: 200,
+    response: savedVersion,
+    errors: [400, 401, 404, 413, 415, 429],
+  },
+  {
+    method: "post",
+    path: "/api/v2/prompts/{id}/publish",
+    summary: "Point production at a version (rollback: an older hash)",
+    body: publishBody,
+    status: 200,
+    response: publishedVersion,
+    errors: [400, 401, 404, 409, 415, 429],
+  },
+  {
+    method: "get",
+    path: "/api/v2/prompts/{id}/versions",
+    summary: "List the prompt's versions, newest first",
+    status: 200,
+    response: versionList,
+    errors: [401, 404, 429],
+  },
+];
+
+const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
+  z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" });
+
+function operation(op: Operation): Record<string, unknown> {
+  const parameters: unknown[] = [];
+  if (op.path.includes("{id}")) {
+    parameters.push({
+      name: "id",
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+      description: "Prompt id (slug)",
+    });
+  }
+  for (const [name, schema] of Object.entries(op.query?.shape ?? {})) {
+    parameters.push({ name, in: "query", required: false, schema: jsonSchema(schema as z.ZodType, "input") });
+  }
+  const responses: Record<string, unknown> = {
+    [op.status]: {
+      description: "Success",
+      content: { "application/json": { schema: jsonSchema(successEnvelope(op.response), "output") } },
+    },
+  };
+  for (const status of op.errors) {
+    responses[status] = { $ref: `#/components/responses/Error${status}` };
+  }
+  return {
+    summary: op.summary,
+    security: [{ apiKey: [] }],
+    parameters,
+    ...(op.body
+      ? {
+          requestBody: {
+            required: op.method !== "post" || !op.path.endsWith("publish"),
+            content: { "application/json": { schema: jsonSchema(op.body, "input") } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "Invalid body or query; the message names the field",
+  401: "Missing or invalid API key",
+  403: "Plan limit reached",
+  404: "Prompt or version not found in this project",
+  409: "Version prefix matches several versions, or the id is taken",
+  413: "Body larger than 1 MiB",
+  415: "Content-Type is not application/json",
+  429: "Rate limit exceeded; see X-RateLimit-Reset and Retry-After",
+};
+
+/** The OpenAPI 3.1 document of v2, built from the schemas the routes validate with. */
+export function buildOpenApiDocument(version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    paths[op.path] = { ...paths[op.path], [op.method]: operation(op) };
+  }
+  const errorSchema = jsonSchema(failureEnvelope, "output");
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Promptstore API",
+      version,
+      description:
+        "Versioned, content-addressed prompts. Every response is an envelope: { success, data } or { success: false, error }.",
+    },
+    servers: [{ url: "/" }],
+    components: {
+      securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
+      responses: Object.fromEntries(
+        Object.entries(ERROR_DESCRIPTIONS).map(([status, description]) => [
+          `Error${status}`,
+          { description, content: { "application/json": { schema: errorSchema } } },
+        ]),
+      ),
+    },
+    paths,
+  };
+}

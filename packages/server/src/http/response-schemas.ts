@@ -1,0 +1,77 @@
+/**
+ * The response shapes of v2 as zod schemas: they generate the OpenAPI document, and the tests parse
+ * real responses with them, so the document cannot drift from what the server sends.
+ */
+import { z } from "zod";
+import { toolInput } from "../core/schemas.js";
+
+const hash = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/)
+  .describe("SHA-256 hex of the version's canonical content");
+const timestamp = z.iso.datetime().describe("ISO 8601, UTC, milliseconds");
+
+export const sectionOut = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  content: z.string(),
+  enabled: z.boolean(),
+});
+
+export const promptView = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  prompt: z.string().describe("Enabled sections assembled as <Tag>…</Tag> blocks, guard appended when on"),
+  sections: z.array(sectionOut),
+  tools: z.array(toolInput).optional().describe("Omitted when the version defines none"),
+  variables: z.array(z.string()),
+  version: hash,
+  label: z.enum(["production", "latest", "version"]),
+  production_version: hash.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const promptListItem = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  production_version: hash.nullable(),
+  latest_version: hash,
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const promptList = z.strictObject({
+  project: z.strictObject({ id: z.string(), name: z.string() }),
+  prompts: z.array(promptListItem),
+  next_cursor: z.string().nullable().optional().describe("Present when limit or cursor was given; null at the end"),
+});
+
+export const createdPrompt = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  version: hash,
+  published: z.boolean(),
+  created_at: timestamp,
+});
+
+export const savedVersion = z.strictObject({
+  id: z.string(),
+  version: hash,
+  created: z.boolean(),
+  published: z.boolean(),
+});
+
+export const publishedVersion = z.strictObject({ id: z.string(), version: hash, published: z.boolean() });
+
+export const versionList = z.strictObject({
+  id: z.string(),
+  production_version: hash.nullable(),
+  latest_version: hash,
+  versions: z.array(z.strictObject({ version: hash, message: z.string().nullable(), created_at: timestamp })),
+});
+
+export const successEnvelope = <T extends z.ZodType>(data: T) => z.strictObject({ success: z.literal(true), data });
+export const failureEnvelope = z.strictObject({ success: z.literal(false), error: z.string() });

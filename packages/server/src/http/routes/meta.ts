@@ -1,0 +1,21 @@
+import type { FastifyInstance } from "fastify";
+import { sql } from "kysely";
+import { AppError } from "../../core/errors.js";
+import type { Store } from "../../store/index.js";
+import { ok } from "../envelope.js";
+import { buildOpenApiDocument } from "../openapi.js";
+
+/** Routes without a key: health for load balancers, and the API description. */
+export function registerMetaRoutes(app: FastifyInstance, store: Store, version: string): void {
+  app.get("/healthz", async () => {
+    try {
+      await sql`select 1`.execute(store.db);
+    } catch {
+      throw new AppError("unavailable", "database unreachable");
+    }
+    return ok({ status: "ok", database: store.dialect });
+  });
+
+  const document = JSON.stringify(buildOpenApiDocument(version));
+  app.get("/api/v2/openapi.json", async (_request, reply) => reply.type("application/json").send(document));
+}

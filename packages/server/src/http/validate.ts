@@ -1,0 +1,10 @@
+import type { z } from "zod";
+import { AppError } from "../core/errors.js";
+import { describeZodError } from "../core/schemas.js";
+
+/** Parses request input with a shared schema; the 400 names the first field that is wrong. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, root: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new AppError("bad_request", describeZodError(result.error, root));
+  return result.data;
+}

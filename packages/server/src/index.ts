@@ -1,0 +1,5 @@
+export { type Config, defaultConfig, loadConfig } from "./config.js";
+export { type App, buildApp } from "./http/app.js";
+export { PromptService, type Scope } from "./service/prompt-service.js";
+export { openStore, type Store } from "./store/index.js";
+export { TenantStore } from "./store/tenants.js";

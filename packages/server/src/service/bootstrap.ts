@@ -1,0 +1,28 @@
+import type { PlanName } from "../core/plans.js";
+import type { ApiKeyInfo, Organization, Project, TenantStore } from "../store/tenants.js";
+
+export interface Bootstrap {
+  organization: Organization;
+  project: Project;
+  key: ApiKeyInfo & { key: string };
+}
+
+export const DEFAULT_ORGANIZATION = "default";
+
+/**
+ * On an empty database: a default organization, project and key, so a first start is usable at once.
+ * Two instances starting together on one empty database: the unique organization name lets one win.
+ */
+export async function bootstrapIfEmpty(tenants: TenantStore, plan: PlanName): Promise<Bootstrap | null> {
+  if (!(await tenants.isEmpty())) return null;
+  let organization: Organization;
+  try {
+    organization = await tenants.createOrganization(DEFAULT_ORGANIZATION, plan);
+  } catch (error) {
+    if (await tenants.findOrganization(DEFAULT_ORGANIZATION)) return null;
+    throw error;
+  }
+  const project = await tenants.createProject(organization.id, "Default project");
+  const key = await tenants.createApiKey(project.id);
+  return { organization, project, key };
+}

@@ -1,0 +1,252 @@
+import { assemble, withGuard } from "../core/assemble.js";
+import { AppError, conflict, notFound } from "../core/errors.js";
+import { contentHash, withSectionIds } from "../core/hash.js";
+import { isPlanName, PLANS } from "../core/plans.js";
+import type { CreatePromptBody, SaveVersionBody } from "../core/schemas.js";
+import { slugCandidate, slugify } from "../core/slug.js";
+import { extractVariables } from "../core/variables.js";
+import { now } from "../store/ids.js";
+import type { Store } from "../store/index.js";
+import { ProjectStore, type PromptRow, type StoredVersion } from "../store/prompts.js";
+import { toContent } from "./content-input.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
+import type {
+  CreatedPrompt,
+  Label,
+  PromptList,
+  PromptView,
+  PublishedVersion,
+  SavedVersion,
+  VersionList,
+} from "./views.js";
+
+/** Who is asking: the project of the API key, and the organization whose plan applies. */
+export interface Scope {
+  projectId: string;
+  projectName: string;
+  orgId: string;
+  plan: string;
+}
+
+export interface ReadOptions {
+  /** `production` (default), `latest`, a full hash or a 7+ character prefix. */
+  version?: string | undefined;
+  /** Append the guard text (default true). */
+  guard?: boolean | undefined;
+}
+
+/** Told after a write commits; a listener failing never fails the write. */
+export type ChangeListener = (change: { projectId: string; promptId: string }) => void;
+
+const MAX_SLUG_ATTEMPTS = 1000;
+
+/**
+ * The one module through which every read and mutation of prompts passes: HTTP, MCP, the CLI and the
+ * dashboard call it, never the store. It owns transactions and tells listeners (caches) after commit.
+ */
+export class PromptService {
+  private readonly listeners: ChangeListener[] = [];
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: { guardText: string },
+  ) {}
+
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  private changed(projectId: string, promptId: string): void {
+    for (const listener of this.listeners) {
+      try {
+        listener({ projectId, promptId });
+      } catch {
+        // A cache that cannot be told must not turn a committed write into an error.
+      }
+    }
+  }
+
+  private scoped(scope: Scope): ProjectStore {
+    return new ProjectStore(this.store.db, scope.projectId);
+  }
+
+  async list(
+    scope: Scope,
+    page: { limit?: number | undefined; cursor?: string | undefined } = {},
+  ): Promise<PromptList> {
+    const paginated = page.limit !== undefined || page.cursor !== undefined;
+    const after = page.cursor !== undefined ? decodeCursor(page.cursor) : undefined;
+    const limit = paginated ? (page.limit ?? 100) : undefined;
+    const rows = await this.scoped(scope).listPrompts({ after, limit: limit === undefined ? undefined : limit + 1 });
+    const prompts = limit === undefined ? rows : rows.slice(0, limit);
+    const result: PromptList = { project: { id: scope.projectId, name: scope.projectName }, prompts };
+    if (limit !== undefined) {
+      const last = prompts[prompts.length - 1];
+      result.next_cursor = rows.length > limit && last ? encodeCursor(last) : null;
+    }
+    return result;
+  }
+
+  async read(scope: Scope, promptId: string, options: ReadOptions = {}): Promise<PromptView> {
+    const store = this.scoped(scope);
+    const prompt = await this.requirePrompt(store, promptId);
+    const ref = options.version ?? "production";
+    let hash: string;
+    let label: Label;
+    if (ref === "production" && prompt.production_version !== null) {
+      [hash, label] = [prompt.production_version, "production"];
+    } else if (ref === "production" || ref === "latest") {
+      [hash, label] = [prompt.latest_version, "latest"];
+    } else {
+      [hash, label] = [await this.resolveHash(store, promptId, ref), "version"];
+    }
+    const version = await store.getVersion(promptId, hash);
+    if (!version) throw notFound(`version: ${hash} of prompt ${promptId} not found`);
+    return this.view(prompt, version, label, options.guard ?? true);
+  }
+
+  /** The assembled view of one version; pure given its inputs. */
+  private view(prompt: PromptRow, version: StoredVersion, label: Label, guard: boolean): PromptView {
+    const text = assemble(version.sections);
+    const view: PromptView = {
+      id: prompt.id,
+      name: prompt.name,
+      description: prompt.description,
+      prompt: guard ? withGuard(text, this.options.guardText) : text,
+      sections: version.sections,
+      variables: extractVariables(version.sections),
+      version: version.hash,
+      label,
+      production_version: prompt.production_version,
+      created_at: prompt.created_at,
+      updated_at: prompt.updated_at,
+    };
+    if (version.tools.length > 0) view.tools = version.tools;
+    return view;
+  }
+
+  async listVersions(scope: Scope, promptId: string): Promise<VersionList> {
+    const store = this.scoped(scope);
+    const prompt = await this.requirePrompt(store, promptId);
+    const versions = await store.listVersions(promptId);
+    return {
+      id: prompt.id,
+      production_version: prompt.production_version,
+      latest_version: prompt.latest_version,
+      versions: versions.map((v) => ({ version: v.hash, message: v.message, created_at: v.created_at })),
+    };
+  }
+
+  async create(scope: Scope, body: CreatePromptBody): Promise<CreatedPrompt> {
+    const content = toContent(body);
+    const hash = contentHash(content);
+    const sections = withSectionIds(content.sections);
+    const publish = body.publish ?? false;
+    const limit = isPlanName(scope.plan) ? PLANS[scope.plan].promptsPerProject : PLANS.free.promptsPerProject;
+    const timestamp = now();
+
+    const id = await this.scoped(scope).transaction(async (tx) => {
+      if (!(await tx.reservePromptSlot(limit))) {
+        throw new AppError(
+          "plan_limit",
+          `plan limit reached: the ${scope.plan} plan allows ${limit} prompts per project`,
+        );
+      }
+      const row: PromptRow = {
+        id: "",
+        name: body.name,
+        description: body.description ?? "",
+        production_version: publish ? hash : null,
+        latest_version: hash,
+        created_at: timestamp,
+        updated_at: timestamp,
+      };
+      const promptId = await this.insertWithFreeId(tx, row, body.id);
+      await tx.insertVersion(promptId, {
+        hash,
+        message: body.message ?? null,
+        created_at: timestamp,
+        content,
+        sections,
+      });
+      return promptId;
+    });
+    this.changed(scope.projectId, id);
+    return { id, name: body.name, version: hash, published: publish, created_at: timestamp };
+  }
+
+  private async insertWithFreeId(tx: ProjectStore, row: PromptRow, requested: string | undefined): Promise<string> {
+    if (requested !== undefined) {
+      if (await tx.insertPrompt({ ...row, id: requested })) return requested;
+      throw conflict(`id: a prompt with id ${requested} already exists in this project`);
+    }
+    const base = slugify(row.name);
+    const taken = await tx.promptIdsStartingWith(base);
+    for (let n = 1; n <= MAX_SLUG_ATTEMPTS; n++) {
+      const candidate = slugCandidate(base, n);
+      // The insert, not the read above, decides: a concurrent create may have taken the id since.
+      if (!taken.has(candidate) && (await tx.insertPrompt({ ...row, id: candidate }))) return candidate;
+    }
+    throw conflict("id: could not derive a free id from name; pass an explicit id");
+  }
+
+  async save(scope: Scope, promptId: string, body: SaveVersionBody): Promise<SavedVersion> {
+    const content = toContent(body);
+    const hash = contentHash(content);
+    const sections = withSectionIds(content.sections);
+    const publish = body.publish ?? false;
+    const timestamp = now();
+
+    const created = await this.scoped(scope).transaction(async (tx) => {
+      await this.requirePrompt(tx, promptId);
+      const isNew = await tx.insertVersion(promptId, {
+        hash,
+        message: body.message ?? null,
+        created_at: timestamp,
+        content,
+        sections,
+      });
+      const patch = {
+        ...(isNew ? { latest_version: hash } : {}),
+        ...(publish ? { production_version: hash } : {}),
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+      };
+      if (Object.keys(patch).length > 0) await tx.updatePrompt(promptId, { ...patch, updated_at: timestamp });
+      return isNew;
+    });
+    this.changed(scope.projectId, promptId);
+    return { id: promptId, version: hash, created, published: publish };
+  }
+
+  async publish(scope: Scope, promptId: string, ref = "latest"): Promise<PublishedVersion> {
+    const hash = await this.scoped(scope).transaction(async (tx) => {
+      const prompt = await this.requirePrompt(tx, promptId);
+      const target = ref === "latest" ? prompt.latest_version : await this.resolveHash(tx, promptId, ref);
+      await tx.updatePrompt(promptId, { production_version: target, updated_at: now() });
+      return target;
+    });
+    this.changed(scope.projectId, promptId);
+    return { id: promptId, version: hash, published: true };
+  }
+
+  private async requirePrompt(store: ProjectStore, promptId: string): Promise<PromptRow> {
+    const prompt = await store.getPrompt(promptId);
+    if (!prompt) throw notFound(`prompt ${promptId} not found`);
+    return prompt;
+  }
+
+  /** A full hash or a unique prefix of 7+ characters, to the full hash of one version of the prompt. */
+  private async resolveHash(store: ProjectStore, promptId: string, ref: string): Promise<string> {
+    const matches = await store.findHashesByPrefix(promptId, ref);
+    if (matches.length === 0) throw notFound(`version: no version of prompt ${promptId} matches ${ref}`);
+    if (matches.length > 1) {
+      throw conflict(`version: ${ref} matches more than one version of prompt ${promptId}; give more characters`);
+    }
+    return matches[0] as string;
+  }
+}

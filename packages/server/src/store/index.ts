@@ -1,0 +1,50 @@
+import { Kysely, Migrator } from "kysely";
+import { postgresDialect } from "./dialects/postgres.js";
+import { sqliteDialect } from "./dialects/sqlite.js";
+import { migrationProvider } from "./migrations/index.js";
+import type { Database } from "./schema.js";
+
+export type DialectName = "sqlite" | "postgres";
+
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** A URL without credentials, for logs. */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SQLITE_PATH = "./data/promptstore.sqlite";
+
+export function dialectOf(databaseUrl: string | undefined): DialectName {
+  return databaseUrl !== undefined && /^postgres(ql)?:\/\//.test(databaseUrl) ? "postgres" : "sqlite";
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, "//***@");
+}
+
+/** Opens the database a `DATABASE_URL` names and brings its schema up to date. */
+export async function openStore(databaseUrl: string | undefined, options: { poolSize?: number } = {}): Promise<Store> {
+  const dialect = dialectOf(databaseUrl);
+  const location = databaseUrl || DEFAULT_SQLITE_PATH;
+  const db = new Kysely<Database>({
+    dialect: dialect === "postgres" ? postgresDialect(location, options.poolSize ?? 10) : sqliteDialect(location),
+  });
+  const store: Store = { db, dialect, location: redact(location), close: () => db.destroy() };
+  try {
+    await migrate(db);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}
+
+export async function migrate(db: Kysely<Database>): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

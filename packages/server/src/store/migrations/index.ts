@@ -1,0 +1,9 @@
+import type { Migration, MigrationProvider } from "kysely";
+import * as m001 from "./001-initial.js";
+
+/** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
+export const migrationProvider: MigrationProvider = {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return { "001-initial": m001 };
+  },
+};

@@ -1,0 +1,147 @@
+import { randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import { sha256Hex } from "../core/hash.js";
+import type { PlanName } from "../core/plans.js";
+import { newId, now } from "./ids.js";
+import type { Database } from "./schema.js";
+
+export interface Organization {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: string;
+}
+
+export interface Project {
+  id: string;
+  org_id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  project_id: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** What an API key grants: one project, within one organization and its plan. */
+export interface KeyGrant {
+  keyId: string;
+  projectId: string;
+  projectName: string;
+  orgId: string;
+  plan: string;
+}
+
+const KEY_PREFIX_LENGTH = 12;
+
+export const hashApiKey = (key: string): string => sha256Hex(key);
+
+/** Organizations, projects and API keys: the operator's side of the store. */
+export class TenantStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async isEmpty(): Promise<boolean> {
+    const row = await this.db.selectFrom("organizations").select("id").limit(1).executeTakeFirst();
+    return row === undefined;
+  }
+
+  async createOrganization(name: string, plan: PlanName): Promise<Organization> {
+    const org = { id: newId("org"), name, plan, created_at: now() };
+    await this.db.insertInto("organizations").values(org).execute();
+    return org;
+  }
+
+  /** By id, or by name (names are unique). */
+  async findOrganization(ref: string): Promise<Organization | undefined> {
+    return this.db
+      .selectFrom("organizations")
+      .selectAll()
+      .where((eb) => eb.or([eb("id", "=", ref), eb("name", "=", ref)]))
+      .executeTakeFirst();
+  }
+
+  async setPlan(orgId: string, plan: PlanName): Promise<void> {
+    await this.db.updateTable("organizations").set({ plan }).where("id", "=", orgId).execute();
+  }
+
+  async createProject(orgId: string, name: string): Promise<Project> {
+    const project = { id: newId("proj"), org_id: orgId, name, created_at: now() };
+    await this.db
+      .insertInto("projects")
+      .values({ ...project, prompt_count: 0 })
+      .execute();
+    return project;
+  }
+
+  /** By id, or by name when exactly one project has it. */
+  async findProjects(ref: string): Promise<Project[]> {
+    const byId = await this.db
+      .selectFrom("projects")
+      .select(["id", "org_id", "name", "created_at"])
+      .where("id", "=", ref)
+      .execute();
+    if (byId.length > 0) return byId;
+    return this.db
+      .selectFrom("projects")
+      .select(["id", "org_id", "name", "created_at"])
+      .where("name", "=", ref)
+      .execute();
+  }
+
+  /** Creates a key; the plain key is returned this once and only its SHA-256 is stored. */
+  async createApiKey(projectId: string): Promise<ApiKeyInfo & { key: string }> {
+    const key = `ps_${randomBytes(32).toString("base64url")}`;
+    const info = {
+      id: newId("key"),
+      project_id: projectId,
+      prefix: key.slice(0, KEY_PREFIX_LENGTH),
+      created_at: now(),
+    };
+    await this.db
+      .insertInto("api_keys")
+      .values({ ...info, key_hash: hashApiKey(key), revoked_at: null })
+      .execute();
+    return { ...info, revoked_at: null, key };
+  }
+
+  async listApiKeys(projectId: string): Promise<ApiKeyInfo[]> {
+    return this.db
+      .selectFrom("api_keys")
+      .select(["id", "project_id", "prefix", "created_at", "revoked_at"])
+      .where("project_id", "=", projectId)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+  }
+
+  /** Returns false when no key has that id; revoking twice keeps the first revocation time. */
+  async revokeApiKey(keyId: string): Promise<ApiKeyInfo | undefined> {
+    await this.db
+      .updateTable("api_keys")
+      .set({ revoked_at: now() })
+      .where("id", "=", keyId)
+      .where("revoked_at", "is", null)
+      .execute();
+    return this.db
+      .selectFrom("api_keys")
+      .select(["id", "project_id", "prefix", "created_at", "revoked_at"])
+      .where("id", "=", keyId)
+      .executeTakeFirst();
+  }
+
+  async findGrant(key: string): Promise<KeyGrant | undefined> {
+    const row = await this.db
+      .selectFrom("api_keys as k")
+      .innerJoin("projects as p", "p.id", "k.project_id")
+      .innerJoin("organizations as o", "o.id", "p.org_id")
+      .select(["k.id as keyId", "p.id as projectId", "p.name as projectName", "o.id as orgId", "o.plan as plan"])
+      .where("k.key_hash", "=", hashApiKey(key))
+      .where("k.revoked_at", "is", null)
+      .executeTakeFirst();
+    return row;
+  }
+}
