@@ -32,6 +32,22 @@ export function registerServeCommand(program: Command): void {
 async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Promise<void> {
   const store = await openStore(config.DATABASE_URL, { poolSize: config.DATABASE_POOL_SIZE });
   const app = await buildApp({ store, config, logger: { level: config.LOG_LEVEL } });
+  // Installed before listening: a supervisor may signal as soon as the port answers.
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.server.log.info({ signal }, "shutting down: finishing in-flight requests");
+    try {
+      await app.server.close();
+      await store.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+
   const bootstrap = await bootstrapIfEmpty(app.tenants, config.PROMPTSTORE_DEFAULT_PLAN as PlanName);
   const address = await app.server.listen({ port: config.PORT, host: config.HOST });
 
@@ -55,19 +71,4 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
     { event: "listening", url: address, database: store.dialect },
     () => `Promptstore listening on ${address} (${store.dialect}: ${store.location})`,
   );
-
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.server.log.info({ signal }, "shutting down: finishing in-flight requests");
-    try {
-      await app.server.close();
-      await store.close();
-    } finally {
-      process.exit(0);
-    }
-  };
-  process.once("SIGTERM", () => void shutdown("SIGTERM"));
-  process.once("SIGINT", () => void shutdown("SIGINT"));
 }

@@ -168,6 +168,7 @@ export function describeZodError(error: z.ZodError, root = "body"): string {
     path.push(issue.keys[0] as string);
     text = "is not a known field";
   }
-  const field = formatPath(path);
+  // A path that starts at an array index reads as the root's element: `sections[0].title`.
+  const field = formatPath(typeof path[0] === "number" ? [root, ...path] : path);
   return `${field === "" ? root : field}: ${text}`;
 }

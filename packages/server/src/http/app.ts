@@ -32,6 +32,8 @@ export async function buildApp({ store, config, logger = false }: AppOptions): P
   const server = Fastify({
     logger,
     bodyLimit: LIMITS.bodyBytes,
+    // Long ids must reach the route and be a 404 like any unknown prompt, not Fastify's 414.
+    maxParamLength: 1024,
     trustProxy: config.PROMPTSTORE_TRUST_PROXY,
     return503OnClosing: true,
     // A caller's request id is kept when it is safe to log, so traces join up across services.

@@ -1,0 +1,58 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type RunningServer, startServer } from "../support/binary.js";
+import { DATABASES, type TestDatabase } from "../support/databases.js";
+
+describe.each(DATABASES)("promptstore serve, the real binary over real HTTP ($name)", (database: TestDatabase) => {
+  let db: { url: string; drop(): Promise<void> };
+  let server: RunningServer | undefined;
+  beforeEach(async () => {
+    db = await database.create();
+  });
+  afterEach(async () => {
+    await server?.stop("SIGKILL");
+    server = undefined;
+    await db.drop();
+  });
+
+  it("bootstraps an empty database once, then serves create, read, save, publish and rollback", async () => {
+    server = await startServer(db.url);
+    const bootstrap = server.events.find((e) => e.event === "bootstrap");
+    expect(bootstrap?.organization).toMatchObject({ name: "default", plan: "free" });
+    const key: string = bootstrap?.key.key;
+    expect(key).toMatch(/^ps_/);
+
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${server!.url}${path}`, {
+        method,
+        headers: { "x-api-key": key, ...(body ? { "content-type": "application/json" } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return { status: res.status, body: (await res.json()) as any, headers: res.headers };
+    };
+
+    const created = await call("POST", "/api/v2/prompts", {
+      name: "Support Bot",
+      markdown: "# Role\nHelp {{ user }}.",
+    });
+    expect(created.status).toBe(201);
+    const v1 = created.body.data.version;
+    const v2 = (await call("PUT", "/api/v2/prompts/support-bot", { markdown: "# Role\nHelp {{ user }} kindly." })).body
+      .data.version;
+    expect((await call("POST", "/api/v2/prompts/support-bot/publish", { version: v2 })).body.data.version).toBe(v2);
+    expect((await call("POST", "/api/v2/prompts/support-bot/publish", { version: v1.slice(0, 7) })).status).toBe(200);
+    const read = await call("GET", "/api/v2/prompts/support-bot");
+    expect(read.body.data).toMatchObject({ version: v1, label: "production", variables: ["user"] });
+    expect(read.headers.get("x-api-version")).toBe("2");
+
+    // A restart on the same database keeps everything and does not bootstrap again.
+    expect(await server.stop()).toBe(0);
+    server = await startServer(db.url);
+    expect(server.events.some((e) => e.event === "bootstrap")).toBe(false);
+    expect((await call("GET", "/api/v2/prompts/support-bot")).body.data.version).toBe(v1);
+  });
+
+  it("exits cleanly on SIGTERM", async () => {
+    server = await startServer(db.url);
+    expect(await server.stop("SIGTERM")).toBe(0);
+  });
+});

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type TestApp, testApp } from "../support/app.js";
+import { DATABASES } from "../support/databases.js";
+
+describe("OpenAPI document", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await testApp(DATABASES[0]!);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("is served without a key as OpenAPI 3.1 with every v2 operation", async () => {
+    const res = await t.request("GET", "/api/v2/openapi.json", { key: null });
+    expect(res.status).toBe(200);
+    const doc = res.body;
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/api/v2/prompts",
+      "/api/v2/prompts/{id}",
+      "/api/v2/prompts/{id}/publish",
+      "/api/v2/prompts/{id}/versions",
+    ]);
+    expect(Object.keys(doc.paths["/api/v2/prompts"])).toEqual(["get", "post"]);
+    expect(doc.components.securitySchemes.apiKey).toEqual({ type: "apiKey", in: "header", name: "x-api-key" });
+  });
+
+  it("describes bodies from the same schemas the routes validate with, limits included", async () => {
+    const doc = (await t.request("GET", "/api/v2/openapi.json", { key: null })).body;
+    const create = doc.paths["/api/v2/prompts"].post.requestBody.content["application/json"].schema;
+    expect(create.required).toEqual(["name"]);
+    expect(create.additionalProperties).toBe(false);
+    expect(create.properties.sections.maxItems).toBe(100);
+    expect(create.properties.sections.items.properties.title.maxLength).toBe(100);
+    const read = doc.paths["/api/v2/prompts/{id}"].get;
+    const version = read.parameters.find((p: { name: string }) => p.name === "version");
+    expect(version.schema.pattern).toBeDefined();
+    const ok = read.responses["200"].content["application/json"].schema;
+    expect(ok.properties.data.required).toContain("production_version");
+    expect(read.responses["404"]).toEqual({ $ref: "#/components/responses/Error404" });
+  });
+});

@@ -1,0 +1,105 @@
+import { type Config, defaultConfig } from "../../src/config.js";
+import type { PlanName } from "../../src/core/plans.js";
+import { type App, buildApp } from "../../src/http/app.js";
+import type { Store } from "../../src/store/index.js";
+import { freshStore, type TestDatabase } from "./databases.js";
+
+export interface Response<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** A raw payload sent as is (with its own content type). */
+  payload?: string | Buffer;
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface TestProject {
+  orgId: string;
+  projectId: string;
+  key: string;
+  keyId: string;
+}
+
+export interface TestApp {
+  app: App;
+  store: Store;
+  /** The first project's key (free plan). */
+  key: string;
+  project: TestProject;
+  request<T = any>(method: string, url: string, options?: RequestOptions): Promise<Response<T>>;
+  /** Another project, in a new organization unless `orgId` is given. */
+  newProject(options?: { plan?: PlanName; orgId?: string }): Promise<TestProject>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** A real app on a real, fresh database of the given dialect, driven through inject(). */
+export async function testApp(database: TestDatabase, overrides: Partial<Config> = {}): Promise<TestApp> {
+  const fresh = await freshStore(database);
+  const app = await buildApp({ store: fresh.store, config: defaultConfig(overrides) });
+
+  const newProject = async (options: { plan?: PlanName; orgId?: string } = {}): Promise<TestProject> => {
+    const orgId =
+      options.orgId ?? (await app.tenants.createOrganization(`org-${++counter}`, options.plan ?? "free")).id;
+    const project = await app.tenants.createProject(orgId, `Project ${++counter}`);
+    const key = await app.tenants.createApiKey(project.id);
+    return { orgId, projectId: project.id, key: key.key, keyId: key.id };
+  };
+  const project = await newProject();
+
+  const request = async <T>(method: string, url: string, options: RequestOptions = {}): Promise<Response<T>> => {
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.key === undefined ? project.key : options.key;
+    if (key !== null) headers["x-api-key"] = key;
+    let payload = options.payload;
+    if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await app.server.inject({
+      method: method as "GET",
+      url,
+      headers,
+      ...(payload !== undefined ? { payload } : {}),
+    });
+    let body: any = res.body;
+    try {
+      body = res.json();
+    } catch {
+      // not JSON: the test will say so
+    }
+    return { status: res.statusCode, body, headers: res.headers };
+  };
+
+  return {
+    app,
+    store: fresh.store,
+    key: project.key,
+    project,
+    request,
+    newProject,
+    async close() {
+      await app.server.close();
+      await fresh.close();
+    },
+  };
+}
+
+/** A valid create body; `n` varies the content so each call makes a distinct version. */
+export function promptBody(n = 0, extra: Record<string, unknown> = {}) {
+  return {
+    name: `Prompt ${n}`,
+    description: "test prompt",
+    sections: [
+      { title: "Role", content: `You are assistant number ${n} for {{ company }}.` },
+      { title: "Output Format", content: "Answer in {{ language }}." },
+    ],
+    ...extra,
+  };
+}

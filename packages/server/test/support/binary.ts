@@ -1,0 +1,76 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+export const BIN = fileURLToPath(new URL("../../bin/promptstore.js", import.meta.url));
+const run = promisify(execFile);
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one `promptstore` command with DATABASE_URL set, as a user's shell would. */
+export async function cli(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+export interface RunningServer {
+  url: string;
+  process: ChildProcess;
+  /** JSON lines the server printed with --json (bootstrap, listening). */
+  events: Record<string, any>[];
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `promptstore serve --port 0 --json` and resolves once it listens. */
+export function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningServer> {
+  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--json"], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const events: Record<string, any>[] = [];
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let buffer = "";
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 20_000);
+    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk;
+      let newline = buffer.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        newline = buffer.indexOf("\n");
+        if (!line.startsWith('{"event"')) continue;
+        const event = JSON.parse(line);
+        events.push(event);
+        if (event.event === "listening") {
+          clearTimeout(timer);
+          resolve({
+            url: event.url,
+            process: child,
+            events,
+            async stop(signal = "SIGTERM") {
+              if (child.exitCode === null) child.kill(signal);
+              return exited;
+            },
+          });
+        }
+      }
+    });
+  });
+}
