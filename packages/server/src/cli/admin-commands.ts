@@ -1,5 +1,7 @@
 import type { Command } from "commander";
 import { isPlanName, PLAN_NAMES, type PlanName } from "../core/plans.js";
+import { ChangeBus } from "../service/change-bus.js";
+import { TenantService } from "../service/tenant-service.js";
 import { openStore } from "../store/index.js";
 import { type Project, TenantStore } from "../store/tenants.js";
 import { CliError, emit } from "./output.js";
@@ -8,10 +10,10 @@ interface JsonFlag {
   json?: boolean;
 }
 
-async function withTenants<T>(work: (tenants: TenantStore) => Promise<T>): Promise<T> {
+async function withTenants<T>(work: (tenants: TenantService) => Promise<T>): Promise<T> {
   const store = await openStore(process.env.DATABASE_URL);
   try {
-    return await work(new TenantStore(store.db));
+    return await work(new TenantService(new TenantStore(store.db), new ChangeBus()));
   } finally {
     await store.close();
   }
@@ -22,13 +24,13 @@ function plan(value: string): PlanName {
   return value;
 }
 
-async function organization(tenants: TenantStore, ref: string) {
+async function organization(tenants: TenantService, ref: string) {
   const org = await tenants.findOrganization(ref);
   if (!org) throw new CliError(`organization ${ref} not found`);
   return org;
 }
 
-async function project(tenants: TenantStore, ref: string): Promise<Project> {
+async function project(tenants: TenantService, ref: string): Promise<Project> {
   const found = await tenants.findProjects(ref);
   if (found.length === 0) throw new CliError(`project ${ref} not found`);
   if (found.length > 1) throw new CliError(`project name ${ref} is ambiguous; use the project id`);

@@ -4,36 +4,51 @@ import secureJsonParse from "secure-json-parse";
 import type { Config } from "../config.js";
 import { AppError } from "../core/errors.js";
 import { LIMITS } from "../core/schemas.js";
+import { memoryRateLimiter } from "../ratelimit/flexible.js";
+import type { RateLimiter } from "../ratelimit/limiter.js";
+import { ChangeBus } from "../service/change-bus.js";
+import { KeyCache } from "../service/key-cache.js";
 import { PromptService } from "../service/prompt-service.js";
+import { TenantService } from "../service/tenant-service.js";
 import type { Store } from "../store/index.js";
 import { TenantStore } from "../store/tenants.js";
 import { VERSION } from "../version.js";
 import { registerAuth } from "./auth.js";
 import { registerErrorHandling, registerMethodNotAllowed } from "./errors.js";
+import { registerRateLimit } from "./rate-limit.js";
+import { ReadCache } from "./read-cache.js";
 import { registerMetaRoutes } from "./routes/meta.js";
+import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
+import { v1InvalidKeyThrottle } from "./v1-throttle.js";
 
 export interface AppOptions {
   store: Store;
   config: Config;
   logger?: FastifyServerOptions["logger"];
+  /** Shared across instances when given (Redis, PostgreSQL); in-process otherwise. Closed with the app. */
+  rateLimiter?: RateLimiter;
+  /** Given when changes must reach other instances too. */
+  bus?: ChangeBus;
 }
 
 export interface App {
   server: FastifyInstance;
   service: PromptService;
-  tenants: TenantStore;
+  tenants: TenantService;
+  bus: ChangeBus;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole HTTP application without listening, so tests drive it through inject(). */
-export async function buildApp({ store, config, logger = false }: AppOptions): Promise<App> {
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { store, config, logger = false } = options;
   const server = Fastify({
     logger,
     bodyLimit: LIMITS.bodyBytes,
     // Long ids must reach the route and be a 404 like any unknown prompt, not Fastify's 414.
-    maxParamLength: 1024,
+    routerOptions: { maxParamLength: 1024 },
     trustProxy: config.PROMPTSTORE_TRUST_PROXY,
     return503OnClosing: true,
     // A caller's request id is kept when it is safe to log, so traces join up across services.
@@ -42,13 +57,20 @@ export async function buildApp({ store, config, logger = false }: AppOptions): P
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
-  const service = new PromptService(store, { guardText: config.PROMPTSTORE_GUARD_TEXT });
-  const tenants = new TenantStore(store.db);
+  const bus = options.bus ?? new ChangeBus();
+  const service = new PromptService(store, bus, { guardText: config.PROMPTSTORE_GUARD_TEXT });
+  const tenants = new TenantService(new TenantStore(store.db), bus);
+  const keys = new KeyCache((key) => tenants.findGrant(key), bus);
+  const limiter = options.rateLimiter ?? memoryRateLimiter();
+  const cache = config.PROMPTSTORE_READ_CACHE ? new ReadCache(bus) : null;
+  server.addHook("onClose", () => limiter.close());
 
   server.addHook("onRequest", async (request, reply) => {
+    const v1 = request.url.startsWith("/api/v1/");
     reply.header("x-request-id", request.id);
     reply.header("cache-control", "no-store");
-    reply.header("x-api-version", request.url.startsWith("/api/v1/") ? "1" : "2");
+    reply.header("x-api-version", v1 ? "1" : "2");
+    if (v1) reply.header("deprecation", "true");
   });
 
   // JSON only: without Fastify's text/plain parser, any other content type is a 415.
@@ -64,7 +86,8 @@ export async function buildApp({ store, config, logger = false }: AppOptions): P
   });
 
   registerErrorHandling(server);
-  registerAuth(server, (key) => tenants.findGrant(key));
+  registerAuth(server, (key) => keys.resolve(key), v1InvalidKeyThrottle(limiter));
+  registerRateLimit(server, limiter);
 
   const paths = new Map<string, Set<string>>();
   server.addHook("onRoute", (route) => {
@@ -75,8 +98,9 @@ export async function buildApp({ store, config, logger = false }: AppOptions): P
     paths.set(route.url, known);
   });
   registerMetaRoutes(server, store, VERSION);
-  registerPromptRoutes(server, service);
+  registerPromptRoutes(server, service, cache);
+  registerV1Routes(server, service, cache);
   registerMethodNotAllowed(server, new Map(paths));
 
-  return { server, service, tenants };
+  return { server, service, tenants, bus };
 }

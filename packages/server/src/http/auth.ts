@@ -25,8 +25,8 @@ export function grantToScope(grant: KeyGrant): Scope {
 }
 
 /**
- * Authenticates every route that asks for it, before its body is read. `onInvalidKey` lets a surface
- * (v1) throttle clients that guess keys.
+ * Authenticates every route that asks for it, before its body is read. `onInvalidKey` (missing or wrong
+ * key) lets a surface (v1) throttle clients that guess keys.
  */
 export function registerAuth(
   app: FastifyInstance,
@@ -41,6 +41,7 @@ export function registerAuth(
     const header = request.headers["x-api-key"];
     const key = Array.isArray(header) ? header[0] : header;
     if (key === undefined || key === "") {
+      await hooks.onInvalidKey?.(request, reply);
       throw new AppError("unauthorized", "x-api-key: missing API key; send the project key in the x-api-key header");
     }
     const grant = key.length <= MAX_KEY_LENGTH ? await resolve(key) : undefined;

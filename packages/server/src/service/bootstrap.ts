@@ -1,5 +1,6 @@
 import type { PlanName } from "../core/plans.js";
-import type { ApiKeyInfo, Organization, Project, TenantStore } from "../store/tenants.js";
+import type { ApiKeyInfo, Organization, Project } from "../store/tenants.js";
+import type { TenantService } from "./tenant-service.js";
 
 export interface Bootstrap {
   organization: Organization;
@@ -13,7 +14,7 @@ export const DEFAULT_ORGANIZATION = "default";
  * On an empty database: a default organization, project and key, so a first start is usable at once.
  * Two instances starting together on one empty database: the unique organization name lets one win.
  */
-export async function bootstrapIfEmpty(tenants: TenantStore, plan: PlanName): Promise<Bootstrap | null> {
+export async function bootstrapIfEmpty(tenants: TenantService, plan: PlanName): Promise<Bootstrap | null> {
   if (!(await tenants.isEmpty())) return null;
   let organization: Organization;
   try {

@@ -8,6 +8,7 @@ import { extractVariables } from "../core/variables.js";
 import { now } from "../store/ids.js";
 import type { Store } from "../store/index.js";
 import { ProjectStore, type PromptRow, type StoredVersion } from "../store/prompts.js";
+import type { ChangeBus } from "./change-bus.js";
 import { toContent } from "./content-input.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import type {
@@ -35,9 +36,6 @@ export interface ReadOptions {
   guard?: boolean | undefined;
 }
 
-/** Told after a write commits; a listener failing never fails the write. */
-export type ChangeListener = (change: { projectId: string; promptId: string }) => void;
-
 const MAX_SLUG_ATTEMPTS = 1000;
 
 /**
@@ -45,29 +43,15 @@ const MAX_SLUG_ATTEMPTS = 1000;
  * dashboard call it, never the store. It owns transactions and tells listeners (caches) after commit.
  */
 export class PromptService {
-  private readonly listeners: ChangeListener[] = [];
-
   constructor(
     private readonly store: Store,
+    private readonly bus: ChangeBus,
     private readonly options: { guardText: string },
   ) {}
 
-  onChange(listener: ChangeListener): () => void {
-    this.listeners.push(listener);
-    return () => {
-      const i = this.listeners.indexOf(listener);
-      if (i >= 0) this.listeners.splice(i, 1);
-    };
-  }
-
+  /** Called after commit, never before: a cache told early could refill from the old row. */
   private changed(projectId: string, promptId: string): void {
-    for (const listener of this.listeners) {
-      try {
-        listener({ projectId, promptId });
-      } catch {
-        // A cache that cannot be told must not turn a committed write into an error.
-      }
-    }
+    this.bus.publish({ kind: "prompt", projectId, promptId });
   }
 
   private scoped(scope: Scope): ProjectStore {

@@ -1,19 +1,14 @@
 import type { FastifyInstance } from "fastify";
-import { notFound } from "../../core/errors.js";
 import { createPromptBody, listQuery, promptId, publishBody, readQuery, saveVersionBody } from "../../core/schemas.js";
 import type { PromptService } from "../../service/prompt-service.js";
 import { scopeOf } from "../auth.js";
+import { sendCachedRead } from "../cached-read.js";
 import { ok } from "../envelope.js";
+import type { ReadCache } from "../read-cache.js";
 import { parseInput } from "../validate.js";
+import { promptIdParam } from "./params.js";
 
-/** An id that cannot exist is simply not found: nothing outside the pattern was ever stored. */
-function promptIdParam(params: unknown): string {
-  const id = (params as { id?: string }).id ?? "";
-  if (!promptId.safeParse(id).success) throw notFound(`prompt ${id.slice(0, 64)} not found`);
-  return id;
-}
-
-export function registerPromptRoutes(app: FastifyInstance, service: PromptService): void {
+export function registerPromptRoutes(app: FastifyInstance, service: PromptService, cache: ReadCache | null): void {
   const auth = { config: { auth: true } };
 
   app.get("/api/v2/prompts", auth, async (request) => {
@@ -21,14 +16,14 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
     return ok(await service.list(scopeOf(request), query));
   });
 
-  app.get("/api/v2/prompts/:id", auth, async (request) => {
+  app.get("/api/v2/prompts/:id", auth, async (request, reply) => {
     const id = promptIdParam(request.params);
     const query = parseInput(readQuery, request.query, "query");
-    return ok(
-      await service.read(scopeOf(request), id, {
-        version: query.version,
-        guard: query.guard === undefined ? true : query.guard === "true",
-      }),
+    const scope = scopeOf(request);
+    const version = query.version ?? "production";
+    const guard = query.guard !== "false";
+    return sendCachedRead(reply, cache, scope, id, `v2|${version}|${guard}`, () =>
+      service.read(scope, id, { version, guard }),
     );
   });
 

@@ -1,0 +1,44 @@
+import { LRUCache } from "lru-cache";
+import type { ChangeBus } from "../service/change-bus.js";
+
+/**
+ * Resolved reads as the exact bytes sent, per project, prompt and variant (surface, version reference,
+ * guard). Each prompt has a generation that a committed change bumps; a read takes the generation
+ * before it queries, so a read racing a publish can only store its bytes under a generation that is
+ * already dead. `production` and `latest` are therefore never served stale, and nothing is scanned to
+ * invalidate.
+ */
+export class ReadCache {
+  private readonly generations = new Map<string, number>();
+  private readonly entries: LRUCache<string, Buffer>;
+
+  constructor(bus: ChangeBus, options: { maxBytes?: number } = {}) {
+    this.entries = new LRUCache({
+      maxSize: options.maxBytes ?? 64 * 1024 * 1024,
+      sizeCalculation: (bytes, key) => bytes.length + key.length,
+    });
+    bus.subscribe((change) => {
+      if (change.kind !== "prompt") return;
+      const id = promptKey(change.projectId, change.promptId);
+      this.generations.set(id, (this.generations.get(id) ?? 0) + 1);
+    });
+  }
+
+  /** Take this before reading the database; pass it back to get and set. */
+  generation(projectId: string, promptId: string): number {
+    return this.generations.get(promptKey(projectId, promptId)) ?? 0;
+  }
+
+  get(projectId: string, promptId: string, generation: number, variant: string): Buffer | undefined {
+    return this.entries.get(entryKey(projectId, promptId, generation, variant));
+  }
+
+  set(projectId: string, promptId: string, generation: number, variant: string, bytes: Buffer): void {
+    this.entries.set(entryKey(projectId, promptId, generation, variant), bytes);
+  }
+}
+
+// NUL cannot occur in ids, so the parts cannot run into each other.
+const promptKey = (projectId: string, promptId: string) => `${projectId}\u0000${promptId}`;
+const entryKey = (projectId: string, promptId: string, generation: number, variant: string) =>
+  `${projectId}\u0000${promptId}\u0000${generation}\u0000${variant}`;

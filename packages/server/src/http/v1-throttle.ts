@@ -1,0 +1,38 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { RateLimiter } from "../ratelimit/limiter.js";
+import { failure } from "./envelope.js";
+
+const MAX_INVALID = 10;
+const WINDOW_SECONDS = 60;
+
+const isV1 = (request: FastifyRequest) => request.url.startsWith("/api/v1/");
+
+function refuse(reply: FastifyReply, resetSeconds: number) {
+  return reply
+    .code(429)
+    .headers({
+      "retry-after": resetSeconds,
+      "x-ratelimit-limit": MAX_INVALID,
+      "x-ratelimit-remaining": 0,
+      "x-ratelimit-reset": resetSeconds,
+    })
+    .send(failure(`too many invalid API keys from this address; retry in ${resetSeconds} s`));
+}
+
+/**
+ * v1 clients that send more than 10 missing or invalid keys in a minute are refused with 429 until
+ * that minute is over, before their key is even looked at, so guessing keys stops paying.
+ */
+export function v1InvalidKeyThrottle(limiter: RateLimiter) {
+  const key = (request: FastifyRequest) => `v1-invalid:${request.ip}`;
+  return {
+    async beforeAuth(request: FastifyRequest, reply: FastifyReply) {
+      if (!isV1(request)) return;
+      const state = await limiter.peek(key(request), MAX_INVALID, WINDOW_SECONDS);
+      if (!state.allowed) refuse(reply, state.resetSeconds);
+    },
+    async onInvalidKey(request: FastifyRequest) {
+      if (isV1(request)) await limiter.consume(key(request), MAX_INVALID, WINDOW_SECONDS);
+    },
+  };
+}

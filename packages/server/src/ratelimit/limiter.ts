@@ -1,0 +1,19 @@
+/** The answer of a limiter for one request. */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the window resets, at least 1. */
+  resetSeconds: number;
+}
+
+/**
+ * Counts requests per key in fixed windows. In-process by default; an implementation shared by every
+ * instance (Redis, PostgreSQL) makes the limit hold across a fleet.
+ */
+export interface RateLimiter {
+  consume(key: string, limit: number, windowSeconds: number): Promise<RateDecision>;
+  /** The current state without counting a request. */
+  peek(key: string, limit: number, windowSeconds: number): Promise<RateDecision>;
+  close(): Promise<void>;
+}

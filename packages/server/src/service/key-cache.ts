@@ -1,0 +1,35 @@
+import { LRUCache } from "lru-cache";
+import { sha256Hex } from "../core/hash.js";
+import type { KeyGrant } from "../store/tenants.js";
+import type { ChangeBus } from "./change-bus.js";
+
+/**
+ * Resolves API keys with an in-process cache, so a hot read path does not query the database for its key.
+ * Revocations and plan changes announced on the bus clear it at once; the TTL bounds how long a change
+ * made by another process that cannot announce it (the CLI on SQLite) can go unseen.
+ */
+export class KeyCache {
+  private readonly grants: LRUCache<string, KeyGrant>;
+
+  constructor(
+    private readonly lookup: (key: string) => Promise<KeyGrant | undefined>,
+    bus: ChangeBus,
+    options: { ttlMs?: number; max?: number } = {},
+  ) {
+    this.grants = new LRUCache({ max: options.max ?? 10_000, ttl: options.ttlMs ?? 10_000 });
+    bus.subscribe((change) => {
+      if (change.kind === "tenants") this.grants.clear();
+    });
+  }
+
+  async resolve(key: string): Promise<KeyGrant | undefined> {
+    // Held by hash, so a heap dump does not hold usable keys.
+    const id = sha256Hex(key);
+    const cached = this.grants.get(id);
+    if (cached) return cached;
+    const grant = await this.lookup(key);
+    // Misses are not cached: a key created a moment ago by the CLI must work at once.
+    if (grant) this.grants.set(id, grant);
+    return grant;
+  }
+}

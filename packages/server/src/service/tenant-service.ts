@@ -1,0 +1,43 @@
+import type { PlanName } from "../core/plans.js";
+import type { ApiKeyInfo, KeyGrant, Organization, Project, TenantStore } from "../store/tenants.js";
+import type { ChangeBus } from "./change-bus.js";
+
+/**
+ * Organizations, plans, projects and keys. Changes that narrow access (revoking a key, changing a plan)
+ * are announced so every key cache drops what it held.
+ */
+export class TenantService {
+  constructor(
+    readonly store: TenantStore,
+    private readonly bus: ChangeBus,
+  ) {}
+
+  isEmpty = () => this.store.isEmpty();
+  findOrganization = (ref: string) => this.store.findOrganization(ref);
+  findProjects = (ref: string) => this.store.findProjects(ref);
+  listApiKeys = (projectId: string) => this.store.listApiKeys(projectId);
+  findGrant = (key: string): Promise<KeyGrant | undefined> => this.store.findGrant(key);
+
+  createOrganization(name: string, plan: PlanName): Promise<Organization> {
+    return this.store.createOrganization(name, plan);
+  }
+
+  async setPlan(orgId: string, plan: PlanName): Promise<void> {
+    await this.store.setPlan(orgId, plan);
+    this.bus.publish({ kind: "tenants" });
+  }
+
+  createProject(orgId: string, name: string): Promise<Project> {
+    return this.store.createProject(orgId, name);
+  }
+
+  createApiKey(projectId: string): Promise<ApiKeyInfo & { key: string }> {
+    return this.store.createApiKey(projectId);
+  }
+
+  async revokeApiKey(keyId: string): Promise<ApiKeyInfo | undefined> {
+    const revoked = await this.store.revokeApiKey(keyId);
+    if (revoked) this.bus.publish({ kind: "tenants" });
+    return revoked;
+  }
+}

@@ -1,0 +1,104 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { promptBody, type TestApp, testApp } from "../support/app.js";
+import { DATABASES } from "../support/databases.js";
+
+describe.each(DATABASES)("read cache ($name)", (database) => {
+  let t: TestApp;
+  let key: string;
+  beforeEach(async () => {
+    t = await testApp(database);
+    key = (await t.newProject({ plan: "unlimited" })).key;
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+  const get = async (url: string) => (await t.request("GET", url, { key })).body;
+
+  it("serves identical bytes from cache, and a publish is visible on the very next read", async () => {
+    const v1 = (await t.request("POST", "/api/v2/prompts", { body: promptBody(1, { publish: true }), key })).body.data
+      .version;
+    const v2 = (await t.request("PUT", "/api/v2/prompts/prompt-1", { body: { sections: promptBody(2).sections }, key }))
+      .body.data.version;
+    const first = await t.request("GET", "/api/v2/prompts/prompt-1", { key });
+    const again = await t.request("GET", "/api/v2/prompts/prompt-1", { key });
+    expect(again.body).toEqual(first.body);
+    expect(first.body.data.version).toBe(v1);
+    await t.request("POST", "/api/v2/prompts/prompt-1/publish", { body: { version: v2 }, key });
+    expect((await get("/api/v2/prompts/prompt-1")).data.version).toBe(v2);
+    expect((await get("/api/v1/prompts/prompt-1")).data.version).toBe(v2);
+    await t.request("POST", "/api/v2/prompts/prompt-1/publish", { body: { version: v1 }, key });
+    expect((await get("/api/v2/prompts/prompt-1")).data.version).toBe(v1);
+  });
+
+  it("a save moves latest at once; a rename shows on pinned-version reads too", async () => {
+    const v1 = (await t.request("POST", "/api/v2/prompts", { body: promptBody(1), key })).body.data.version;
+    expect((await get("/api/v2/prompts/prompt-1?version=latest")).data.version).toBe(v1);
+    expect((await get(`/api/v2/prompts/prompt-1?version=${v1}`)).data.name).toBe("Prompt 1");
+    const v2 = (
+      await t.request("PUT", "/api/v2/prompts/prompt-1", {
+        body: { sections: promptBody(2).sections, name: "New" },
+        key,
+      })
+    ).body.data.version;
+    expect((await get("/api/v2/prompts/prompt-1?version=latest")).data.version).toBe(v2);
+    expect((await get(`/api/v2/prompts/prompt-1?version=${v1}`)).data.name).toBe("New");
+  });
+
+  it("keeps guard variants and surfaces apart", async () => {
+    await t.request("POST", "/api/v2/prompts", { body: promptBody(1), key });
+    const guarded = (await get("/api/v2/prompts/prompt-1")).data.prompt;
+    const bare = (await get("/api/v2/prompts/prompt-1?guard=false")).data.prompt;
+    expect(guarded).not.toBe(bare);
+    expect((await get("/api/v2/prompts/prompt-1")).data.prompt).toBe(guarded);
+    expect((await get("/api/v1/prompts/prompt-1")).data.tools).toEqual([]);
+    expect((await get("/api/v2/prompts/prompt-1")).data).not.toHaveProperty("tools");
+  });
+
+  it("does not leak across projects that use the same prompt id", async () => {
+    const other = (await t.newProject({ plan: "unlimited" })).key;
+    await t.request("POST", "/api/v2/prompts", { body: { ...promptBody(1), id: "same" }, key });
+    await t.request("POST", "/api/v2/prompts", { body: { ...promptBody(2), id: "same" }, key: other });
+    expect((await get("/api/v2/prompts/same")).data.prompt).toContain("number 1");
+    expect((await t.request("GET", "/api/v2/prompts/same", { key: other })).body.data.prompt).toContain("number 2");
+  });
+
+  it("never serves a stale production pointer while reads race publishes", async () => {
+    const hashes: string[] = [];
+    hashes.push(
+      (await t.request("POST", "/api/v2/prompts", { body: promptBody(0, { publish: true }), key })).body.data.version,
+    );
+    for (let n = 1; n < 4; n++) {
+      hashes.push(
+        (await t.request("PUT", "/api/v2/prompts/prompt-0", { body: { sections: promptBody(n).sections }, key })).body
+          .data.version,
+      );
+    }
+    for (let round = 0; round < 20; round++) {
+      const target = hashes[round % hashes.length]!;
+      const readers = Array.from({ length: 5 }, () => get("/api/v2/prompts/prompt-0"));
+      await t.request("POST", "/api/v2/prompts/prompt-0/publish", { body: { version: target }, key });
+      await Promise.all(readers);
+      // After the publish has answered, every read serves it.
+      expect((await get("/api/v2/prompts/prompt-0")).data.version).toBe(target);
+    }
+  });
+});
+
+describe("with the cache off (PROMPTSTORE_READ_CACHE=false)", () => {
+  it("reads still answer and follow publishes", async () => {
+    const t = await testApp(DATABASES[0]!, { PROMPTSTORE_READ_CACHE: false });
+    try {
+      const v1 = (await t.request("POST", "/api/v2/prompts", { body: promptBody(1, { publish: true }) })).body.data
+        .version;
+      expect((await t.request("GET", "/api/v2/prompts/prompt-1")).body.data.version).toBe(v1);
+      const v2 = (
+        await t.request("PUT", "/api/v2/prompts/prompt-1", {
+          body: { sections: promptBody(2).sections, publish: true },
+        })
+      ).body.data.version;
+      expect((await t.request("GET", "/api/v2/prompts/prompt-1")).body.data.version).toBe(v2);
+    } finally {
+      await t.close();
+    }
+  });
+});
