@@ -55,7 +55,7 @@ export class PromptService {
   }
 
   private scoped(scope: Scope): ProjectStore {
-    return new ProjectStore(this.store.db, scope.projectId);
+    return new ProjectStore(this.store.db, this.store.queries, scope.projectId);
   }
 
   async list(
@@ -77,20 +77,20 @@ export class PromptService {
 
   async read(scope: Scope, promptId: string, options: ReadOptions = {}): Promise<PromptView> {
     const store = this.scoped(scope);
-    const prompt = await this.requirePrompt(store, promptId);
     const ref = options.version ?? "production";
-    let hash: string;
-    let label: Label;
-    if (ref === "production" && prompt.production_version !== null) {
-      [hash, label] = [prompt.production_version, "production"];
-    } else if (ref === "production" || ref === "latest") {
-      [hash, label] = [prompt.latest_version, "latest"];
-    } else {
-      [hash, label] = [await this.resolveHash(store, promptId, ref), "version"];
+    const guard = options.guard ?? true;
+    if (ref === "production" || ref === "latest") {
+      // The hot path: one query from prompt to sections.
+      const found = await store.readPointer(promptId, ref);
+      if (!found) throw notFound(`prompt ${promptId} not found`);
+      const label = ref === "production" && found.prompt.production_version !== null ? "production" : "latest";
+      return this.view(found.prompt, found.version, label, guard);
     }
+    const prompt = await this.requirePrompt(store, promptId);
+    const hash = await this.resolveHash(store, promptId, ref);
     const version = await store.getVersion(promptId, hash);
     if (!version) throw notFound(`version: ${hash} of prompt ${promptId} not found`);
-    return this.view(prompt, version, label, options.guard ?? true);
+    return this.view(prompt, version, "version", guard);
   }
 
   /** The assembled view of one version; pure given its inputs. */

@@ -1,4 +1,5 @@
 import { Kysely, Migrator } from "kysely";
+import { CompiledQueries } from "./compiled-queries.js";
 import { postgresDialect } from "./dialects/postgres.js";
 import { sqliteDialect } from "./dialects/sqlite.js";
 import { migrationProvider } from "./migrations/index.js";
@@ -8,6 +9,8 @@ export type DialectName = "sqlite" | "postgres";
 
 export interface Store {
   readonly db: Kysely<Database>;
+  /** Hot-path queries compiled once for this store's dialect. */
+  readonly queries: CompiledQueries;
   readonly dialect: DialectName;
   /** A URL without credentials, for logs. */
   readonly location: string;
@@ -31,7 +34,13 @@ export async function openStore(databaseUrl: string | undefined, options: { pool
   const db = new Kysely<Database>({
     dialect: dialect === "postgres" ? postgresDialect(location, options.poolSize ?? 10) : sqliteDialect(location),
   });
-  const store: Store = { db, dialect, location: redact(location), close: () => db.destroy() };
+  const store: Store = {
+    db,
+    dialect,
+    queries: new CompiledQueries(),
+    location: redact(location),
+    close: () => db.destroy(),
+  };
   try {
     await migrate(db);
   } catch (error) {

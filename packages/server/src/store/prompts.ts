@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Content, SectionWithId, Tool } from "../core/content.js";
+import type { CompiledQueries } from "./compiled-queries.js";
 import type { Database, PromptsTable } from "./schema.js";
 
 export type PromptRow = Omit<PromptsTable, "project_id">;
@@ -15,6 +16,13 @@ export interface StoredVersion extends VersionRow {
   tools: Tool[];
 }
 
+const toSection = (row: { section_id: string; title: string; content: string; enabled: number }): SectionWithId => ({
+  id: row.section_id,
+  title: row.title,
+  content: row.content,
+  enabled: Boolean(row.enabled),
+});
+
 /**
  * Every prompt query of one project. The project id is fixed at construction and every statement
  * filters by it, so code above the store cannot reach another project's rows by mistake.
@@ -22,12 +30,13 @@ export interface StoredVersion extends VersionRow {
 export class ProjectStore {
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly queries: CompiledQueries,
     readonly projectId: string,
   ) {}
 
   /** Runs `work` in one transaction, handing it a ProjectStore bound to that transaction. */
   transaction<T>(work: (tx: ProjectStore) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => work(new ProjectStore(trx, this.projectId)));
+    return this.db.transaction().execute((trx) => work(new ProjectStore(trx, this.queries, this.projectId)));
   }
 
   async listPrompts(page: { limit?: number; after?: { created_at: string; id: string } }): Promise<PromptRow[]> {
@@ -78,40 +87,116 @@ export class ProjectStore {
   async getVersion(promptId: string, hash: string): Promise<StoredVersion | undefined> {
     const version = await this.db
       .selectFrom("versions")
-      .select(["hash", "message", "created_at"])
+      .select(["hash", "message", "tool_count", "created_at"])
       .where("project_id", "=", this.projectId)
       .where("prompt_id", "=", promptId)
       .where("hash", "=", hash)
       .executeTakeFirst();
     if (!version) return undefined;
-    const [sections, tools] = await Promise.all([
-      this.db
-        .selectFrom("version_sections")
-        .select(["section_id", "title", "content", "enabled"])
-        .where("project_id", "=", this.projectId)
-        .where("prompt_id", "=", promptId)
-        .where("hash", "=", hash)
-        .orderBy("position")
-        .execute(),
-      this.db
-        .selectFrom("version_tools")
-        .select("definition")
-        .where("project_id", "=", this.projectId)
-        .where("prompt_id", "=", promptId)
-        .where("hash", "=", hash)
-        .orderBy("position")
-        .execute(),
-    ]);
+    const sections = await this.db
+      .selectFrom("version_sections")
+      .select(["section_id", "title", "content", "enabled"])
+      .where("project_id", "=", this.projectId)
+      .where("prompt_id", "=", promptId)
+      .where("hash", "=", hash)
+      .orderBy("position")
+      .execute();
     return {
-      ...version,
-      sections: sections.map((s) => ({
-        id: s.section_id,
-        title: s.title,
-        content: s.content,
-        enabled: Boolean(s.enabled),
-      })),
-      tools: tools.map((t) => JSON.parse(t.definition) as Tool),
+      hash: version.hash,
+      message: version.message,
+      created_at: version.created_at,
+      sections: sections.map(toSection),
+      tools: version.tool_count > 0 ? await this.getTools(promptId, hash) : [],
     };
+  }
+
+  /**
+   * The read path in one query: the prompt, the version a pointer names (`production` falls back to
+   * latest) and its sections; tools only when the version has any.
+   */
+  async readPointer(
+    promptId: string,
+    pointer: "production" | "latest",
+  ): Promise<{ prompt: PromptRow; version: StoredVersion } | undefined> {
+    const rows = await this.queries.rows(
+      this.db,
+      `readPointer:${pointer}`,
+      (param) =>
+        this.db
+          .selectFrom("prompts as p")
+          .innerJoin("versions as v", (join) =>
+            join
+              .onRef("v.project_id", "=", "p.project_id")
+              .onRef("v.prompt_id", "=", "p.id")
+              .on((eb) =>
+                eb(
+                  "v.hash",
+                  "=",
+                  pointer === "production"
+                    ? eb.fn.coalesce("p.production_version", "p.latest_version")
+                    : eb.ref("p.latest_version"),
+                ),
+              ),
+          )
+          .innerJoin("version_sections as s", (join) =>
+            join
+              .onRef("s.project_id", "=", "v.project_id")
+              .onRef("s.prompt_id", "=", "v.prompt_id")
+              .onRef("s.hash", "=", "v.hash"),
+          )
+          .select([
+            "p.id",
+            "p.name",
+            "p.description",
+            "p.production_version",
+            "p.latest_version",
+            "p.created_at",
+            "p.updated_at",
+            "v.hash",
+            "v.message",
+            "v.tool_count",
+            "v.created_at as version_created_at",
+            "s.section_id",
+            "s.title",
+            "s.content",
+            "s.enabled",
+          ])
+          .where("p.project_id", "=", param(0))
+          .where("p.id", "=", param(1))
+          .orderBy("s.position"),
+      [this.projectId, promptId],
+    );
+    const first = rows[0];
+    if (!first) return undefined;
+    const prompt: PromptRow = {
+      id: first.id,
+      name: first.name,
+      description: first.description,
+      production_version: first.production_version,
+      latest_version: first.latest_version,
+      created_at: first.created_at,
+      updated_at: first.updated_at,
+    };
+    const version: StoredVersion = {
+      hash: first.hash,
+      message: first.message,
+      created_at: first.version_created_at,
+      sections: rows.map(toSection),
+      tools: first.tool_count > 0 ? await this.getTools(promptId, first.hash) : [],
+    };
+    return { prompt, version };
+  }
+
+  private async getTools(promptId: string, hash: string): Promise<Tool[]> {
+    const rows = await this.db
+      .selectFrom("version_tools")
+      .select("definition")
+      .where("project_id", "=", this.projectId)
+      .where("prompt_id", "=", promptId)
+      .where("hash", "=", hash)
+      .orderBy("position")
+      .execute();
+    return rows.map((t) => JSON.parse(t.definition) as Tool);
   }
 
   async listVersions(promptId: string): Promise<VersionRow[]> {
@@ -183,7 +268,12 @@ export class ProjectStore {
     const key = { project_id: this.projectId, prompt_id: promptId, hash: version.hash };
     const result = await this.db
       .insertInto("versions")
-      .values({ ...key, message: version.message, created_at: version.created_at })
+      .values({
+        ...key,
+        message: version.message,
+        tool_count: version.content.tools.length,
+        created_at: version.created_at,
+      })
       .onConflict((oc) => oc.columns(["project_id", "prompt_id", "hash"]).doNothing())
       .executeTakeFirst();
     if ((result.numInsertedOrUpdatedRows ?? 0n) === 0n) return false;

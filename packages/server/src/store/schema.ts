@@ -40,6 +40,7 @@ export interface VersionsTable {
   prompt_id: string;
   hash: string;
   message: string | null;
+  tool_count: number;
   created_at: string;
 }
 

@@ -1,7 +1,28 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
-import { SqliteDialect } from "kysely";
+import { type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
+import { LRUCache } from "lru-cache";
+
+/**
+ * Kysely's SQLite driver prepares every statement anew; our queries come from a fixed set of shapes, so
+ * their prepared statements are kept and reused (the read path measured 25% faster, see bench/results.md).
+ * Safe because the driver runs one statement at a time on its single connection.
+ */
+function withStatementCache(database: SQLite.Database): SqliteDatabase {
+  const statements = new LRUCache<string, SqliteStatement>({ max: 500 });
+  return {
+    close: () => database.close(),
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = database.prepare(sql) as unknown as SqliteStatement;
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
 
 export function sqliteDialect(path: string): SqliteDialect {
   if (path !== ":memory:" && !path.startsWith("file:")) mkdirSync(dirname(path), { recursive: true });
@@ -12,5 +33,5 @@ export function sqliteDialect(path: string): SqliteDialect {
   database.pragma("foreign_keys = ON");
   // The CLI and a running server may share the file.
   database.pragma("busy_timeout = 5000");
-  return new SqliteDialect({ database });
+  return new SqliteDialect({ database: withStatementCache(database) });
 }

@@ -51,6 +51,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("prompt_id", "varchar(64)", (c) => c.notNull())
     .addColumn("hash", "char(64)", (c) => c.notNull())
     .addColumn("message", "text")
+    // Lets a read skip the tools query for the many versions that have none.
+    .addColumn("tool_count", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("created_at", "varchar(30)", (c) => c.notNull())
     // Two concurrent saves of the same content make one version: the database decides, not a prior read.
     .addPrimaryKeyConstraint("versions_pk", ["project_id", "prompt_id", "hash"])

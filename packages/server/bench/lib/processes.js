@@ -1,0 +1,92 @@
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const BIN = fileURLToPath(new URL("../../bin/promptstore.js", import.meta.url));
+
+function waitForLine(child, predicate, what) {
+  return new Promise((resolve, reject) => {
+    let buffer = "";
+    let stderr = "";
+    child.stderr.on("data", (c) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${stderr}`)), 30_000);
+    child.once("exit", (code) => reject(new Error(`${what} exited with ${code}: ${stderr}`)));
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk;
+      for (const line of buffer.split("\n").slice(0, -1)) {
+        const found = predicate(line);
+        if (found) {
+          clearTimeout(timer);
+          resolve(found);
+        }
+      }
+      buffer = buffer.slice(buffer.lastIndexOf("\n") + 1);
+    });
+  });
+}
+
+function handle(child, url) {
+  return {
+    url,
+    pid: child.pid,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** The real server, as users run it: `promptstore serve`. */
+export async function startServer(databaseUrl, env = {}) {
+  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--json"], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const url = await waitForLine(
+    child,
+    (line) => (line.startsWith('{"event":"listening"') ? JSON.parse(line).url : null),
+    "promptstore",
+  );
+  return handle(child, url);
+}
+
+/** The baseline: a bare node:http server answering the given bytes to every request. */
+export async function startBareServer(body) {
+  const script = `
+    const http = require("node:http");
+    const body = Buffer.from(process.env.BODY, "base64");
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length });
+      res.end(body);
+    });
+    server.listen(0, "127.0.0.1", () => console.log("listening " + server.address().port));
+    process.on("SIGTERM", () => server.close(() => process.exit(0)));
+  `;
+  const child = spawn(process.execPath, ["-e", script], {
+    env: { ...process.env, BODY: Buffer.from(body).toString("base64") },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const port = await waitForLine(
+    child,
+    (line) => (line.startsWith("listening ") ? line.split(" ")[1] : null),
+    "bare server",
+  );
+  return handle(child, `http://127.0.0.1:${port}`);
+}
+
+/** Resets the peak resident set size the kernel tracks, so the next reading covers one phase only. */
+export function resetPeakRss(pid) {
+  writeFileSync(`/proc/${pid}/clear_refs`, "5");
+}
+
+/** Peak resident set size since the last reset, in MB. */
+export function peakRssMb(pid) {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmHWM:"));
+  return Number(line.split(/\s+/)[1]) / 1024;
+}

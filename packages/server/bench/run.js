@@ -1,0 +1,197 @@
+// npm run bench: the read path against a bare node:http server, uncached reads, saves, lists, and the
+// same read in a large store. Prints as it goes and writes bench/results.md at the repository root.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CONNECTIONS, DURATION_S, measure, WARMUP_S } from "./lib/load.js";
+import { startBareServer, startServer } from "./lib/processes.js";
+import { benchSections, seed } from "./lib/seed.js";
+
+const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.url));
+const BIG_PROMPTS = Number(process.env.BENCH_BIG_PROMPTS ?? 10_000);
+const tmp = mkdtempSync(join(tmpdir(), "promptstore-bench-"));
+const rows = [];
+const notes = [];
+
+async function withServer(databaseUrl, env, work) {
+  const server = await startServer(databaseUrl, env);
+  try {
+    return await work(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function readBench(label, databaseUrl, seeded, { bare = false } = {}) {
+  const headers = { "x-api-key": seeded.key };
+  const path = `/api/v2/prompts/${seeded.promptId}`;
+  const out = {};
+  let body;
+  await withServer(databaseUrl, {}, async (server) => {
+    body = Buffer.from(await (await fetch(server.url + path, { headers })).arrayBuffer());
+    out.cached = await measure(`${label}: cached production read, guard on`, {
+      url: server.url + path,
+      headers,
+      pid: server.pid,
+    });
+  });
+  if (bare) {
+    const server = await startBareServer(body);
+    try {
+      out.bare = await measure("bare node:http server, same bytes", { url: server.url, pid: server.pid });
+    } finally {
+      await server.stop();
+    }
+  }
+  await withServer(databaseUrl, { PROMPTSTORE_READ_CACHE: "false" }, async (server) => {
+    out.uncached = await measure(`${label}: uncached production read, guard on`, {
+      url: server.url + path,
+      headers,
+      pid: server.pid,
+    });
+  });
+  out.bytes = body.length;
+  return out;
+}
+
+async function saveBench(label, databaseUrl, seeded) {
+  return withServer(databaseUrl, {}, async (server) => {
+    let n = 1_000_000;
+    return measure(`${label}: saves of new versions (PUT)`, {
+      url: server.url,
+      pid: server.pid,
+      requests: [
+        {
+          method: "PUT",
+          path: `/api/v2/prompts/${seeded.promptId}`,
+          headers: { "x-api-key": seeded.key, "content-type": "application/json" },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ sections: benchSections(n++) }) }),
+        },
+      ],
+    });
+  });
+}
+
+async function listBench(label, databaseUrl, seeded) {
+  return withServer(databaseUrl, {}, (server) =>
+    measure(`${label}: GET /api/v2/prompts, 1 000 prompts`, {
+      url: `${server.url}/api/v2/prompts`,
+      headers: { "x-api-key": seeded.key },
+      pid: server.pid,
+    }),
+  );
+}
+
+/** One database's whole suite; `makeUrl(name)` gives a fresh database URL. */
+async function suite(label, makeUrl, { bare }) {
+  const result = {};
+  const smallUrl = await makeUrl("small");
+  const small = await seed(smallUrl, { prompts: 10, versions: 10 });
+  result.small = await readBench(`${label}, 10 prompts`, smallUrl, small, { bare });
+  result.saves = await saveBench(label, smallUrl, small);
+
+  const listUrl = await makeUrl("list");
+  result.list = await listBench(label, listUrl, await seed(listUrl, { prompts: 1000 }));
+
+  const bigUrl = await makeUrl("big");
+  const started = Date.now();
+  const big = await seed(bigUrl, {
+    prompts: BIG_PROMPTS,
+    versions: 10,
+    onProgress: (n) => process.stdout.write(`  seeded ${n} prompts × 10 versions\r`),
+  });
+  notes.push(
+    `${label}: seeding ${BIG_PROMPTS} prompts × 10 versions through the service took ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+  );
+  result.big = await readBench(`${label}, ${BIG_PROMPTS} prompts × 10 versions`, bigUrl, big);
+  rows.push(
+    result.small.cached,
+    result.small.bare,
+    result.small.uncached,
+    result.saves,
+    result.list,
+    result.big.cached,
+    result.big.uncached,
+  );
+  return result;
+}
+
+const pct = (a, b) => `${((a / b) * 100).toFixed(0)}%`;
+const check = (ok) => (ok ? "met" : "**missed**");
+
+function report(sqlite) {
+  const { small, big } = sqlite;
+  const bare = small.bare;
+  const targets = [
+    ["Cached read ≥ 70% of bare req/s", `${pct(small.cached.rps, bare.rps)}`, small.cached.rps >= 0.7 * bare.rps],
+    [
+      "Cached read p99 ≤ 2 × bare p99",
+      `${small.cached.p99} ms vs ${bare.p99} ms`,
+      small.cached.p99 <= 2 * Math.max(bare.p99, 1),
+    ],
+    [
+      "Uncached SQLite read ≥ 30% of bare req/s",
+      `${pct(small.uncached.rps, bare.rps)}`,
+      small.uncached.rps >= 0.3 * bare.rps,
+    ],
+    [
+      `Uncached read latency with ${BIG_PROMPTS} prompts within 20% of 10 (p50)`,
+      `${big.uncached.p50} ms vs ${small.uncached.p50} ms`,
+      big.uncached.p50 <= 1.2 * Math.max(small.uncached.p50, 1),
+    ],
+    [
+      `Uncached read throughput with ${BIG_PROMPTS} prompts within 20% of 10`,
+      `${pct(big.uncached.rps, small.uncached.rps)}`,
+      big.uncached.rps >= 0.8 * small.uncached.rps,
+    ],
+    [
+      "Peak RSS of the server under the cached read load < 150 MB",
+      `${small.cached.rssMb.toFixed(1)} MB`,
+      small.cached.rssMb < 150,
+    ],
+  ];
+  const table = (list) =>
+    [
+      "| Scenario | req/s | p50 ms | p99 ms | peak RSS MB | non-2xx |",
+      "|---|---:|---:|---:|---:|---:|",
+      ...list
+        .filter(Boolean)
+        .map(
+          (r) =>
+            `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb?.toFixed(1) ?? "–"} | ${r.non2xx} |`,
+        ),
+    ].join("\n");
+  return `# Benchmark results
+
+Written by \`npm run bench\` on ${new Date().toISOString()}: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}),
+${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}. Each row: autocannon, ${CONNECTIONS} connections,
+${WARMUP_S} s warm-up then ${DURATION_S} s measured, against a separate server process on loopback (the load
+generator shares the machine's cores). Peak RSS is the kernel's high-water mark (VmHWM) of the server process,
+reset before the measured run. The read is a published prompt of 5 sections, ${small.bytes} bytes of response.
+
+## Targets
+
+| Target | Reached | |
+|---|---|---|
+${targets.map(([t, v, ok]) => `| ${t} | ${v} | ${check(ok)} |`).join("\n")}
+
+Cached / bare ratio: ${(small.cached.rps / bare.rps).toFixed(2)} of the requests per second.
+
+## All runs
+
+${table(rows)}
+
+${notes.map((n) => `- ${n}`).join("\n")}
+`;
+}
+
+try {
+  const sqlite = await suite("SQLite", async (name) => join(tmp, `${name}.sqlite`), { bare: true });
+  const text = report(sqlite);
+  mkdirSync(join(RESULTS, ".."), { recursive: true });
+  writeFileSync(RESULTS, text);
+  console.log(`\nwrote ${RESULTS}`);
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
