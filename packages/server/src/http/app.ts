@@ -13,9 +13,10 @@ import { TenantService } from "../service/tenant-service.js";
 import type { Store } from "../store/index.js";
 import { TenantStore } from "../store/tenants.js";
 import { VERSION } from "../version.js";
-import { registerAuth } from "./auth.js";
+import { type AuthHooks, authenticate } from "./auth.js";
+import { lazyChildLoggerFactory } from "./lazy-logger.js";
 import { registerErrorHandling, registerMethodNotAllowed } from "./errors.js";
-import { registerRateLimit } from "./rate-limit.js";
+import { countRequest } from "./rate-limit.js";
 import { ReadCache } from "./read-cache.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
@@ -40,6 +41,9 @@ export interface App {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const V2_HEADERS = { "cache-control": "no-store", "x-api-version": "2" } as const;
+const V1_HEADERS = { "cache-control": "no-store", "x-api-version": "1", deprecation: "true" } as const;
+const NO_AUTH_HOOKS: AuthHooks = {};
 
 /** Builds the whole HTTP application without listening, so tests drive it through inject(). */
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -51,6 +55,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     routerOptions: { maxParamLength: 1024 },
     trustProxy: config.PROMPTSTORE_TRUST_PROXY,
     return503OnClosing: true,
+    childLoggerFactory: lazyChildLoggerFactory,
     // A caller's request id is kept when it is safe to log, so traces join up across services.
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
@@ -65,12 +70,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const cache = config.PROMPTSTORE_READ_CACHE ? new ReadCache(bus) : null;
   server.addHook("onClose", () => limiter.close());
 
+  server.decorateRequest("scope", null);
+  const authHooks = v1InvalidKeyThrottle(limiter);
+  // One hook for every request: common headers, then key and budget for routes that need a key. One
+  // hook instead of three measurably shortened the cached read.
   server.addHook("onRequest", async (request, reply) => {
     const v1 = request.url.startsWith("/api/v1/");
-    reply.header("x-request-id", request.id);
-    reply.header("cache-control", "no-store");
-    reply.header("x-api-version", v1 ? "1" : "2");
-    if (v1) reply.header("deprecation", "true");
+    reply.headers(v1 ? { ...V1_HEADERS, "x-request-id": request.id } : { ...V2_HEADERS, "x-request-id": request.id });
+    if (!request.routeOptions.config.auth) return;
+    await authenticate(request, reply, (key) => keys.resolve(key), v1 ? authHooks : NO_AUTH_HOOKS);
+    if (!reply.sent) await countRequest(request, reply, limiter);
   });
 
   // JSON only: without Fastify's text/plain parser, any other content type is a 415.
@@ -86,8 +95,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   registerErrorHandling(server);
-  registerAuth(server, (key) => keys.resolve(key), v1InvalidKeyThrottle(limiter));
-  registerRateLimit(server, limiter);
 
   const paths = new Map<string, Set<string>>();
   server.addHook("onRoute", (route) => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../core/errors.js";
 import type { Scope } from "../service/prompt-service.js";
 import type { KeyGrant } from "../store/tenants.js";
@@ -13,8 +13,8 @@ declare module "fastify" {
   }
 }
 
-/** Resolves an API key to its grant, or undefined when no active key matches. */
-export type KeyResolver = (key: string) => Promise<KeyGrant | undefined>;
+/** Resolves an API key to its grant, or undefined when no active key matches; may answer synchronously. */
+export type KeyResolver = (key: string) => KeyGrant | undefined | Promise<KeyGrant | undefined>;
 
 export type AuthFailureHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void> | void;
 
@@ -24,33 +24,37 @@ export function grantToScope(grant: KeyGrant): Scope {
   return { projectId: grant.projectId, projectName: grant.projectName, orgId: grant.orgId, plan: grant.plan };
 }
 
+export interface AuthHooks {
+  beforeAuth?: AuthFailureHook;
+  onInvalidKey?: AuthFailureHook;
+}
+
 /**
- * Authenticates every route that asks for it, before its body is read. `onInvalidKey` (missing or wrong
- * key) lets a surface (v1) throttle clients that guess keys.
+ * Authenticates a request to a route that asks for it, before its body is read; sets `request.scope`.
+ * `onInvalidKey` (missing or wrong key) lets a surface (v1) throttle clients that guess keys.
  */
-export function registerAuth(
-  app: FastifyInstance,
+export async function authenticate(
+  request: FastifyRequest,
+  reply: FastifyReply,
   resolve: KeyResolver,
-  hooks: { beforeAuth?: AuthFailureHook; onInvalidKey?: AuthFailureHook } = {},
-): void {
-  app.decorateRequest("scope", null);
-  app.addHook("onRequest", async (request, reply) => {
-    if (!request.routeOptions.config.auth) return;
-    await hooks.beforeAuth?.(request, reply);
+  hooks: AuthHooks,
+): Promise<void> {
+  if (hooks.beforeAuth) {
+    await hooks.beforeAuth(request, reply);
     if (reply.sent) return;
-    const header = request.headers["x-api-key"];
-    const key = Array.isArray(header) ? header[0] : header;
-    if (key === undefined || key === "") {
-      await hooks.onInvalidKey?.(request, reply);
-      throw new AppError("unauthorized", "x-api-key: missing API key; send the project key in the x-api-key header");
-    }
-    const grant = key.length <= MAX_KEY_LENGTH ? await resolve(key) : undefined;
-    if (!grant) {
-      await hooks.onInvalidKey?.(request, reply);
-      throw new AppError("unauthorized", "x-api-key: invalid API key");
-    }
-    request.scope = grantToScope(grant);
-  });
+  }
+  const header = request.headers["x-api-key"];
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key === undefined || key === "") {
+    await hooks.onInvalidKey?.(request, reply);
+    throw new AppError("unauthorized", "x-api-key: missing API key; send the project key in the x-api-key header");
+  }
+  const grant = key.length <= MAX_KEY_LENGTH ? await resolve(key) : undefined;
+  if (!grant) {
+    await hooks.onInvalidKey?.(request, reply);
+    throw new AppError("unauthorized", "x-api-key: invalid API key");
+  }
+  request.scope = grantToScope(grant);
 }
 
 export function scopeOf(request: FastifyRequest): Scope {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { isPlanName, PLANS } from "../core/plans.js";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 import { failure } from "./envelope.js";
@@ -6,28 +6,26 @@ import { failure } from "./envelope.js";
 const WINDOW_SECONDS = 60;
 
 /**
- * Counts every authenticated request against its organization's per-minute budget. Runs after auth (it
- * needs the organization); every counted response carries the X-RateLimit-* headers.
+ * Counts an authenticated request against its organization's per-minute budget (it needs the
+ * organization, so it runs after auth); every counted response carries the X-RateLimit-* headers.
  */
-export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): void {
-  app.addHook("onRequest", async (request, reply) => {
-    const scope = request.scope;
-    if (!scope) return;
-    const limit = (isPlanName(scope.plan) ? PLANS[scope.plan] : PLANS.free).requestsPerMinute;
-    if (limit === null) return;
-    const decision = await limiter.consume(`org:${scope.orgId}`, limit, WINDOW_SECONDS);
-    reply.header("x-ratelimit-limit", decision.limit);
-    reply.header("x-ratelimit-remaining", decision.remaining);
-    reply.header("x-ratelimit-reset", decision.resetSeconds);
-    if (!decision.allowed) {
-      reply.header("retry-after", decision.resetSeconds);
-      return reply
-        .code(429)
-        .send(
-          failure(
-            `rate limit exceeded: the ${scope.plan} plan allows ${limit} requests per minute; retry in ${decision.resetSeconds} s`,
-          ),
-        );
-    }
-  });
+export async function countRequest(request: FastifyRequest, reply: FastifyReply, limiter: RateLimiter): Promise<void> {
+  const scope = request.scope;
+  if (!scope) return;
+  const limit = (isPlanName(scope.plan) ? PLANS[scope.plan] : PLANS.free).requestsPerMinute;
+  if (limit === null) return;
+  const decision = await limiter.consume(`org:${scope.orgId}`, limit, WINDOW_SECONDS);
+  reply.header("x-ratelimit-limit", decision.limit);
+  reply.header("x-ratelimit-remaining", decision.remaining);
+  reply.header("x-ratelimit-reset", decision.resetSeconds);
+  if (!decision.allowed) {
+    reply.header("retry-after", decision.resetSeconds);
+    return reply
+      .code(429)
+      .send(
+        failure(
+          `rate limit exceeded: the ${scope.plan} plan allows ${limit} requests per minute; retry in ${decision.resetSeconds} s`,
+        ),
+      );
+  }
 }

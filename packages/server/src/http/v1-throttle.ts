@@ -5,8 +5,6 @@ import { failure } from "./envelope.js";
 const MAX_INVALID = 10;
 const WINDOW_SECONDS = 60;
 
-const isV1 = (request: FastifyRequest) => request.url.startsWith("/api/v1/");
-
 function refuse(reply: FastifyReply, resetSeconds: number) {
   return reply
     .code(429)
@@ -21,18 +19,18 @@ function refuse(reply: FastifyReply, resetSeconds: number) {
 
 /**
  * v1 clients that send more than 10 missing or invalid keys in a minute are refused with 429 until
- * that minute is over, before their key is even looked at, so guessing keys stops paying.
+ * that minute is over, before their key is even looked at, so guessing keys stops paying. Used for v1
+ * requests only.
  */
 export function v1InvalidKeyThrottle(limiter: RateLimiter) {
   const key = (request: FastifyRequest) => `v1-invalid:${request.ip}`;
   return {
     async beforeAuth(request: FastifyRequest, reply: FastifyReply) {
-      if (!isV1(request)) return;
       const state = await limiter.peek(key(request), MAX_INVALID, WINDOW_SECONDS);
       if (!state.allowed) refuse(reply, state.resetSeconds);
     },
     async onInvalidKey(request: FastifyRequest) {
-      if (isV1(request)) await limiter.consume(key(request), MAX_INVALID, WINDOW_SECONDS);
+      await limiter.consume(key(request), MAX_INVALID, WINDOW_SECONDS);
     },
   };
 }

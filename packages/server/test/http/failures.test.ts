@@ -23,3 +23,43 @@ describe.each(DATABASES)("service-side failures ($name)", (database) => {
     }
   });
 });
+
+describe("logging", () => {
+  it("logs a failure once, with the request id, through the lazy per-request logger", async () => {
+    const { Writable } = await import("node:stream");
+    const { buildApp } = await import("../../src/http/app.js");
+    const { defaultConfig } = await import("../../src/config.js");
+    const { freshStore } = await import("../support/databases.js");
+    const lines: Record<string, unknown>[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    const fresh = await freshStore(DATABASES[0]!);
+    const app = await buildApp({ store: fresh.store, config: defaultConfig(), logger: { level: "warn", stream } });
+    try {
+      const key = await (async () => {
+        const org = await app.tenants.createOrganization("o", "free");
+        const project = await app.tenants.createProject(org.id, "p");
+        return (await app.tenants.createApiKey(project.id)).key;
+      })();
+      expect((await app.server.inject({ method: "GET", url: "/api/v2/prompts", headers: { "x-api-key": key } })).statusCode).toBe(200);
+      expect(lines).toEqual([]); // nothing at warn for a good request
+      await fresh.store.close();
+      const res = await app.server.inject({
+        method: "GET",
+        url: "/api/v2/prompts",
+        headers: { "x-api-key": key, "x-request-id": "trace-42" },
+      });
+      expect(res.statusCode).toBe(500);
+      const logged = lines.filter((l) => l.reqId === "trace-42");
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toMatchObject({ level: 50, msg: "request failed" });
+    } finally {
+      await app.server.close();
+      await fresh.close().catch(() => {});
+    }
+  });
+});

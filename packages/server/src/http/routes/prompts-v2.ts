@@ -8,6 +8,11 @@ import type { ReadCache } from "../read-cache.js";
 import { parseInput } from "../validate.js";
 import { promptIdParam } from "./params.js";
 
+function hasKeys(object: Record<string, unknown>): boolean {
+  for (const _ in object) return true;
+  return false;
+}
+
 export function registerPromptRoutes(app: FastifyInstance, service: PromptService, cache: ReadCache | null): void {
   const auth = { config: { auth: true } };
 
@@ -18,7 +23,9 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
 
   app.get("/api/v2/prompts/:id", auth, async (request, reply) => {
     const id = promptIdParam(request.params);
-    const query = parseInput(readQuery, request.query, "query");
+    // Most reads carry no query at all; they skip the schema.
+    const raw = request.query as Record<string, unknown>;
+    const query = hasKeys(raw) ? parseInput(readQuery, raw, "query") : {};
     const scope = scopeOf(request);
     const version = query.version ?? "production";
     const guard = query.guard !== "false";
