@@ -15,6 +15,16 @@ const envSchema = z.object({
   PROMPTSTORE_DEFAULT_PLAN: z.enum(PLAN_NAMES as [string, ...string[]]).default("free"),
   PROMPTSTORE_READ_CACHE: flag.default(true),
   PROMPTSTORE_TRUST_PROXY: flag.default(false),
+  /** Hostnames a browser Origin may name on the MCP endpoint; localhost-class when unset. */
+  PROMPTSTORE_MCP_ALLOWED_ORIGINS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(",")
+        .map((h) => h.trim())
+        .filter(Boolean),
+    )
+    .optional(),
 });
 
 export type Config = z.infer<typeof envSchema>;

@@ -40,9 +40,9 @@ function handle(child, url) {
   };
 }
 
-/** The real server, as users run it: `promptstore serve`. */
+/** The real server, as users run it: the `promptstore serve` binary, with the Node flags of its shebang. */
 export async function startServer(databaseUrl, env = {}) {
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--json"], {
+  const child = spawn(BIN, ["serve", "--port", "0", "--json"], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -96,7 +96,10 @@ export const publishRef = z
   .regex(/^(latest|[0-9a-f]{7,64})$/, "must be latest, or 7-64 lowercase hex characters of a version hash")
   .describe("latest, a full version hash, or a unique prefix of 7+ characters");
 
-const exactlyOneContentForm = <T extends { sections?: unknown; markdown?: unknown }>(body: T, ctx: z.RefinementCtx) => {
+export const exactlyOneContentForm = <T extends { sections?: unknown; markdown?: unknown }>(
+  body: T,
+  ctx: z.RefinementCtx,
+) => {
   if (body.sections !== undefined && body.markdown !== undefined) {
     ctx.addIssue({ code: "custom", path: ["markdown"], message: "send either sections or markdown, not both" });
   } else if (body.sections === undefined && body.markdown === undefined) {
@@ -104,30 +107,31 @@ const exactlyOneContentForm = <T extends { sections?: unknown; markdown?: unknow
   }
 };
 
-export const createPromptBody = z
-  .strictObject({
-    id: promptId.optional().describe("Slug; derived from name when absent"),
-    name: promptName,
-    description: promptDescription.optional(),
-    sections: sectionsInput.optional(),
-    markdown: markdownInput.optional(),
-    tools: toolsInput.optional(),
-    message: message.optional(),
-    publish: z.boolean().optional().describe("Make the first version production. Default false."),
-  })
-  .superRefine(exactlyOneContentForm);
+/** The fields of a create; MCP extends them, so the refinement is applied separately. */
+export const createPromptFields = z.strictObject({
+  id: promptId.optional().describe("Slug; derived from name when absent"),
+  name: promptName,
+  description: promptDescription.optional(),
+  sections: sectionsInput.optional(),
+  markdown: markdownInput.optional(),
+  tools: toolsInput.optional(),
+  message: message.optional(),
+  publish: z.boolean().optional().describe("Make the first version production. Default false."),
+});
 
-export const saveVersionBody = z
-  .strictObject({
-    sections: sectionsInput.optional(),
-    markdown: markdownInput.optional(),
-    tools: toolsInput.optional(),
-    message: message.optional(),
-    publish: z.boolean().optional().describe("Also point production at this version. Default false."),
-    name: promptName.optional().describe("Renames the prompt; not part of the version"),
-    description: promptDescription.optional().describe("Changes the description; not part of the version"),
-  })
-  .superRefine(exactlyOneContentForm);
+export const createPromptBody = createPromptFields.superRefine(exactlyOneContentForm);
+
+export const saveVersionFields = z.strictObject({
+  sections: sectionsInput.optional(),
+  markdown: markdownInput.optional(),
+  tools: toolsInput.optional(),
+  message: message.optional(),
+  publish: z.boolean().optional().describe("Also point production at this version. Default false."),
+  name: promptName.optional().describe("Renames the prompt; not part of the version"),
+  description: promptDescription.optional().describe("Changes the description; not part of the version"),
+});
+
+export const saveVersionBody = saveVersionFields.superRefine(exactlyOneContentForm);
 
 export const publishBody = z.strictObject({ version: publishRef.optional() });
 

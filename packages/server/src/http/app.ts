@@ -4,6 +4,7 @@ import secureJsonParse from "secure-json-parse";
 import type { Config } from "../config.js";
 import { AppError } from "../core/errors.js";
 import { LIMITS } from "../core/schemas.js";
+import { createMcpEndpoint } from "../mcp/endpoint.js";
 import { memoryRateLimiter } from "../ratelimit/flexible.js";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 import { ChangeBus } from "../service/change-bus.js";
@@ -14,10 +15,11 @@ import type { Store } from "../store/index.js";
 import { TenantStore } from "../store/tenants.js";
 import { VERSION } from "../version.js";
 import { type AuthHooks, authenticate } from "./auth.js";
-import { lazyChildLoggerFactory } from "./lazy-logger.js";
 import { registerErrorHandling, registerMethodNotAllowed } from "./errors.js";
+import { lazyChildLoggerFactory } from "./lazy-logger.js";
 import { countRequest } from "./rate-limit.js";
 import { ReadCache } from "./read-cache.js";
+import { mcpOriginCheck, registerMcpRoute } from "./routes/mcp.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
@@ -68,7 +70,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const keys = new KeyCache((key) => tenants.findGrant(key), bus);
   const limiter = options.rateLimiter ?? memoryRateLimiter();
   const cache = config.PROMPTSTORE_READ_CACHE ? new ReadCache(bus) : null;
-  server.addHook("onClose", () => limiter.close());
+  const mcp = createMcpEndpoint(service, (error) => server.log.error({ err: error }, "MCP request failed"));
+  const checkOrigin = mcpOriginCheck(config.PROMPTSTORE_MCP_ALLOWED_ORIGINS);
+  server.addHook("onClose", async () => {
+    await mcp.close();
+    await limiter.close();
+  });
 
   server.decorateRequest("scope", null);
   const authHooks = v1InvalidKeyThrottle(limiter);
@@ -77,7 +84,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   server.addHook("onRequest", async (request, reply) => {
     const v1 = request.url.startsWith("/api/v1/");
     reply.headers(v1 ? { ...V1_HEADERS, "x-request-id": request.id } : { ...V2_HEADERS, "x-request-id": request.id });
-    if (!request.routeOptions.config.auth) return;
+    const config = request.routeOptions.config;
+    if (config.mcp && !checkOrigin(request, reply)) return;
+    if (!config.auth) return;
     await authenticate(request, reply, (key) => keys.resolve(key), v1 ? authHooks : NO_AUTH_HOOKS);
     if (!reply.sent) await countRequest(request, reply, limiter);
   });
@@ -107,6 +116,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerMetaRoutes(server, store, VERSION);
   registerPromptRoutes(server, service, cache);
   registerV1Routes(server, service, cache);
+  registerMcpRoute(server, mcp);
   registerMethodNotAllowed(server, new Map(paths));
 
   return { server, service, tenants, bus };

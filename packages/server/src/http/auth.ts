@@ -10,6 +10,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** Routes that need the project API key. */
     auth?: boolean;
+    /** The MCP endpoint: its Origin header is checked before anything else. */
+    mcp?: boolean;
   }
 }
 

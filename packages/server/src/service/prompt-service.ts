@@ -1,4 +1,5 @@
 import { assemble, withGuard } from "../core/assemble.js";
+import type { Section } from "../core/content.js";
 import { AppError, conflict, notFound } from "../core/errors.js";
 import { contentHash, withSectionIds } from "../core/hash.js";
 import { isPlanName, PLANS } from "../core/plans.js";
@@ -15,6 +16,7 @@ import type {
   CreatedPrompt,
   Label,
   PromptList,
+  PromptListItem,
   PromptView,
   PublishedVersion,
   SavedVersion,
@@ -111,6 +113,19 @@ export class PromptService {
     };
     if (version.tools.length > 0) view.tools = version.tools;
     return view;
+  }
+
+  /** Every prompt with the variables of the version it serves (production, else latest): two queries. */
+  async listWithVariables(scope: Scope): Promise<(PromptListItem & { variables: string[] })[]> {
+    const store = this.scoped(scope);
+    const [prompts, contents] = await Promise.all([store.listPrompts({}), store.servedEnabledContents()]);
+    const sections = new Map<string, Section[]>();
+    for (const row of contents) {
+      const list = sections.get(row.prompt_id) ?? [];
+      list.push({ title: "", content: row.content, enabled: true });
+      sections.set(row.prompt_id, list);
+    }
+    return prompts.map((p) => ({ ...p, variables: extractVariables(sections.get(p.id) ?? []) }));
   }
 
   async listVersions(scope: Scope, promptId: string): Promise<VersionList> {

@@ -122,28 +122,7 @@ export class ProjectStore {
       this.db,
       `readPointer:${pointer}`,
       (param) =>
-        this.db
-          .selectFrom("prompts as p")
-          .innerJoin("versions as v", (join) =>
-            join
-              .onRef("v.project_id", "=", "p.project_id")
-              .onRef("v.prompt_id", "=", "p.id")
-              .on((eb) =>
-                eb(
-                  "v.hash",
-                  "=",
-                  pointer === "production"
-                    ? eb.fn.coalesce("p.production_version", "p.latest_version")
-                    : eb.ref("p.latest_version"),
-                ),
-              ),
-          )
-          .innerJoin("version_sections as s", (join) =>
-            join
-              .onRef("s.project_id", "=", "v.project_id")
-              .onRef("s.prompt_id", "=", "v.prompt_id")
-              .onRef("s.hash", "=", "v.hash"),
-          )
+        this.servedSections(pointer)
           .select([
             "p.id",
             "p.name",
@@ -185,6 +164,43 @@ export class ProjectStore {
       tools: first.tool_count > 0 ? await this.getTools(promptId, first.hash) : [],
     };
     return { prompt, version };
+  }
+
+  /** Prompts joined to the version a pointer serves and to that version's sections. */
+  private servedSections(pointer: "production" | "latest") {
+    return this.db
+      .selectFrom("prompts as p")
+      .innerJoin("versions as v", (join) =>
+        join
+          .onRef("v.project_id", "=", "p.project_id")
+          .onRef("v.prompt_id", "=", "p.id")
+          .on((eb) =>
+            eb(
+              "v.hash",
+              "=",
+              pointer === "production"
+                ? eb.fn.coalesce("p.production_version", "p.latest_version")
+                : eb.ref("p.latest_version"),
+            ),
+          ),
+      )
+      .innerJoin("version_sections as s", (join) =>
+        join
+          .onRef("s.project_id", "=", "v.project_id")
+          .onRef("s.prompt_id", "=", "v.prompt_id")
+          .onRef("s.hash", "=", "v.hash"),
+      );
+  }
+
+  /** The enabled section contents of every prompt's served version (production, else latest), in order. */
+  async servedEnabledContents(): Promise<{ prompt_id: string; content: string }[]> {
+    return this.servedSections("production")
+      .select(["p.id as prompt_id", "s.content"])
+      .where("p.project_id", "=", this.projectId)
+      .where("s.enabled", "=", 1)
+      .orderBy("p.id")
+      .orderBy("s.position")
+      .execute();
   }
 
   private async getTools(promptId: string, hash: string): Promise<Tool[]> {

@@ -45,7 +45,9 @@ describe("logging", () => {
         const project = await app.tenants.createProject(org.id, "p");
         return (await app.tenants.createApiKey(project.id)).key;
       })();
-      expect((await app.server.inject({ method: "GET", url: "/api/v2/prompts", headers: { "x-api-key": key } })).statusCode).toBe(200);
+      expect(
+        (await app.server.inject({ method: "GET", url: "/api/v2/prompts", headers: { "x-api-key": key } })).statusCode,
+      ).toBe(200);
       expect(lines).toEqual([]); // nothing at warn for a good request
       await fresh.store.close();
       const res = await app.server.inject({

@@ -1,0 +1,45 @@
+import { localhostAllowedOrigins, type McpHttpHandler, validateOriginHeader } from "@modelcontextprotocol/server";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { authInfoFor } from "../../mcp/endpoint.js";
+import { scopeOf } from "../auth.js";
+import { failure } from "../envelope.js";
+
+export const MCP_PATH = "/api/v2/mcp";
+
+/**
+ * Refuses a request whose Origin header is present and not allowed (DNS rebinding protection, as the
+ * Streamable HTTP transport asks). Desktop and IDE clients send no Origin and pass.
+ */
+export function mcpOriginCheck(allowedHostnames: string[] | undefined) {
+  const allowed = allowedHostnames ?? localhostAllowedOrigins();
+  return (request: FastifyRequest, reply: FastifyReply): boolean => {
+    const result = validateOriginHeader(request.headers.origin, allowed);
+    if (result.ok) return true;
+    reply.code(403).send(failure(`origin: ${result.message}`));
+    return false;
+  };
+}
+
+function webHeaders(request: FastifyRequest): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : String(value));
+  }
+  return headers;
+}
+
+/**
+ * POST carries every MCP message; the key was checked and counted before the body was read. GET and
+ * DELETE (2025 session operations) get the generic 405, since the server keeps no sessions.
+ */
+export function registerMcpRoute(app: FastifyInstance, handler: McpHttpHandler): void {
+  app.post(MCP_PATH, { config: { auth: true, mcp: true } }, async (request, reply) => {
+    const scope = scopeOf(request);
+    const url = `${request.protocol}://${request.headers.host ?? "localhost"}${request.url}`;
+    const response = await handler.fetch(new Request(url, { method: "POST", headers: webHeaders(request) }), {
+      parsedBody: request.body,
+      authInfo: authInfoFor(scope),
+    });
+    return reply.send(response);
+  });
+}

@@ -1,0 +1,48 @@
+import { type McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import { AppError } from "../core/errors.js";
+import { fillVariables } from "../core/variables.js";
+import type { PromptService, Scope } from "../service/prompt-service.js";
+
+/**
+ * The prompts capability: every prompt of the key's project is an MCP prompt named by its id, its
+ * variables are its arguments, and prompts/get serves production (else latest) with the guard and the
+ * arguments filled in, as one message. Prompts change at run time, so the handlers read the project on
+ * each call instead of registering a fixed list.
+ */
+export function registerPromptCapability(server: McpServer, service: PromptService, scope: Scope): void {
+  server.server.setRequestHandler("prompts/list", async () => {
+    const prompts = await service.listWithVariables(scope);
+    return {
+      prompts: prompts.map((p) => ({
+        name: p.id,
+        title: p.name,
+        ...(p.description !== "" ? { description: p.description } : {}),
+        arguments: p.variables.map((name) => ({ name, description: `Value for {{ ${name} }}`, required: true })),
+      })),
+    };
+  });
+
+  server.server.setRequestHandler("prompts/get", async (request) => {
+    const { name, arguments: args = {} } = request.params;
+    let view: Awaited<ReturnType<PromptService["read"]>>;
+    try {
+      view = await service.read(scope, name, { guard: true });
+    } catch (error) {
+      if (error instanceof AppError && error.status === 404) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `prompt ${name} not found`);
+      }
+      throw error;
+    }
+    const missing = view.variables.filter((v) => !Object.hasOwn(args, v));
+    if (missing.length > 0) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `missing arguments for prompt ${name}: ${missing.join(", ")}`,
+      );
+    }
+    return {
+      ...(view.description !== "" ? { description: view.description } : {}),
+      messages: [{ role: "user" as const, content: { type: "text" as const, text: fillVariables(view.prompt, args) } }],
+    };
+  });
+}

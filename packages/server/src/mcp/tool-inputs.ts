@@ -1,0 +1,35 @@
+/** MCP tool inputs, composed from the schemas the REST API validates with. */
+import { z } from "zod";
+import {
+  createPromptFields,
+  exactlyOneContentForm,
+  listQuery,
+  promptId,
+  publishRef,
+  saveVersionFields,
+  versionRef,
+} from "../core/schemas.js";
+
+const id = promptId.describe("The prompt id (slug)");
+
+export const listPromptsInput = z.strictObject({
+  limit: listQuery.shape.limit,
+  cursor: listQuery.shape.cursor,
+});
+
+export const getPromptInput = z.strictObject({
+  id,
+  version: versionRef.optional().describe("production (default), latest, a version hash or a 7+ character prefix"),
+  guard: z.boolean().optional().describe("Append the anti-injection guard (default true)"),
+});
+
+export const createPromptInput = createPromptFields.superRefine(exactlyOneContentForm);
+
+export const saveVersionInput = saveVersionFields.extend({ id }).superRefine(exactlyOneContentForm);
+
+export const publishInput = z.strictObject({
+  id,
+  version: publishRef.optional().describe("latest (default), a version hash or a 7+ character prefix"),
+});
+
+export const listVersionsInput = z.strictObject({ id });

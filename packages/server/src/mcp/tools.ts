@@ -1,0 +1,108 @@
+import type { CallToolResult, McpServer } from "@modelcontextprotocol/server";
+import { AppError } from "../core/errors.js";
+import type { PromptService, Scope } from "../service/prompt-service.js";
+import { withRestMessages } from "./rest-messages.js";
+import {
+  createPromptInput,
+  getPromptInput,
+  listPromptsInput,
+  listVersionsInput,
+  publishInput,
+  saveVersionInput,
+} from "./tool-inputs.js";
+
+export type ErrorReporter = (error: unknown) => void;
+
+/** Runs a tool body; the service's own errors come back as tool errors with their message, not as crashes. */
+async function toolResult(work: () => Promise<unknown>, report: ErrorReporter): Promise<CallToolResult> {
+  try {
+    const data = (await work()) as Record<string, unknown>;
+    return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data };
+  } catch (error) {
+    if (error instanceof AppError && error.status < 500) {
+      return { content: [{ type: "text", text: error.message }], isError: true };
+    }
+    report(error);
+    return { content: [{ type: "text", text: "internal error; retry with backoff" }], isError: true };
+  }
+}
+
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+const WRITE = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
+
+/** The six prompt tools, bound to the project of the request's key. Every call goes through the service. */
+export function registerPromptTools(
+  server: McpServer,
+  service: PromptService,
+  scope: Scope,
+  report: ErrorReporter,
+): void {
+  server.registerTool(
+    "list_prompts",
+    {
+      title: "List prompts",
+      description: "Lists the project's prompts, oldest first, with their production and latest version hashes.",
+      inputSchema: withRestMessages(listPromptsInput),
+      annotations: READ,
+    },
+    (args) => toolResult(() => service.list(scope, args), report),
+  );
+
+  server.registerTool(
+    "get_prompt",
+    {
+      title: "Get a prompt",
+      description:
+        "Reads a prompt: the assembled text (sections in XML-style tags, guard appended unless guard is false), sections, tools and variables. Serves production unless a version is given.",
+      inputSchema: withRestMessages(getPromptInput),
+      annotations: READ,
+    },
+    (args) => toolResult(() => service.read(scope, args.id, { version: args.version, guard: args.guard }), report),
+  );
+
+  server.registerTool(
+    "create_prompt",
+    {
+      title: "Create a prompt",
+      description:
+        "Creates a prompt with its first version, from sections [{title, content}] or from markdown (every # heading starts a section). Optional tools in the chat-completions format; publish makes it production.",
+      inputSchema: withRestMessages(createPromptInput),
+      annotations: WRITE,
+    },
+    (args) => toolResult(() => service.create(scope, args), report),
+  );
+
+  server.registerTool(
+    "save_prompt_version",
+    {
+      title: "Save a prompt version",
+      description:
+        "Saves the full content of a prompt as a new version (sections or markdown; absent sections are dropped). Identical content creates nothing and returns the existing hash.",
+      inputSchema: withRestMessages(saveVersionInput),
+      annotations: { ...WRITE, idempotentHint: true },
+    },
+    ({ id, ...body }) => toolResult(() => service.save(scope, id, body), report),
+  );
+
+  server.registerTool(
+    "publish_prompt",
+    {
+      title: "Publish a prompt version",
+      description: "Points production at a version (latest by default). Rolling back is publishing an older hash.",
+      inputSchema: withRestMessages(publishInput),
+      annotations: { ...WRITE, idempotentHint: true },
+    },
+    (args) => toolResult(() => service.publish(scope, args.id, args.version ?? "latest"), report),
+  );
+
+  server.registerTool(
+    "list_versions",
+    {
+      title: "List prompt versions",
+      description: "Lists a prompt's versions, newest first, with their change notes and both pointers.",
+      inputSchema: withRestMessages(listVersionsInput),
+      annotations: READ,
+    },
+    (args) => toolResult(() => service.listVersions(scope, args.id), report),
+  );
+}
