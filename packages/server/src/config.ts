@@ -9,12 +9,16 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
   DATABASE_URL: z.string().min(1).optional(),
+  /** Shares the rate limit across instances through Redis; without it, PostgreSQL does (or, on SQLite, the process). */
+  REDIS_URL: z.string().min(1).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PROMPTSTORE_GUARD_TEXT: z.string().min(1).default(DEFAULT_GUARD_TEXT),
   PROMPTSTORE_DEFAULT_PLAN: z.enum(PLAN_NAMES as [string, ...string[]]).default("free"),
   PROMPTSTORE_READ_CACHE: flag.default(true),
   PROMPTSTORE_TRUST_PROXY: flag.default(false),
+  /** How long SIGTERM waits for requests in flight before closing their connections. */
+  PROMPTSTORE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** Hostnames a browser Origin may name on the MCP endpoint; localhost-class when unset. */
   PROMPTSTORE_MCP_ALLOWED_ORIGINS: z
     .string()

@@ -13,7 +13,11 @@ interface JsonFlag {
 async function withTenants<T>(work: (tenants: TenantService) => Promise<T>): Promise<T> {
   const store = await openStore(process.env.DATABASE_URL);
   try {
-    return await work(new TenantService(new TenantStore(store.db), new ChangeBus()));
+    return await work(
+      new TenantService(new TenantStore(store.db), new ChangeBus(), (change) =>
+        store.channel.announce(store.db, change),
+      ),
+    );
   } finally {
     await store.close();
   }

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import type { PlanName } from "../core/plans.js";
 import { buildApp } from "../http/app.js";
+import { createRateLimiter } from "../ratelimit/shared.js";
 import { bootstrapIfEmpty } from "../service/bootstrap.js";
 import { openStore } from "../store/index.js";
 import { emit } from "./output.js";
@@ -31,13 +32,20 @@ export function registerServeCommand(program: Command): void {
 
 async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Promise<void> {
   const store = await openStore(config.DATABASE_URL, { poolSize: config.DATABASE_POOL_SIZE });
-  const app = await buildApp({ store, config, logger: { level: config.LOG_LEVEL } });
+  const rateLimiter = await createRateLimiter({ redisUrl: config.REDIS_URL, store, databaseUrl: config.DATABASE_URL });
+  const app = await buildApp({ store, config, logger: { level: config.LOG_LEVEL }, rateLimiter });
   // Installed before listening: a supervisor may signal as soon as the port answers.
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     app.server.log.info({ signal }, "shutting down: finishing in-flight requests");
+    // A client that holds a request open past the deadline must not keep the process from stopping.
+    const deadline = setTimeout(() => {
+      app.server.log.warn("shutdown deadline reached: closing the remaining connections");
+      app.server.server.closeAllConnections();
+    }, config.PROMPTSTORE_SHUTDOWN_TIMEOUT_MS);
+    deadline.unref();
     try {
       await app.server.close();
       await store.close();
@@ -68,7 +76,7 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
   }
   emit(
     json,
-    { event: "listening", url: address, database: store.dialect },
-    () => `Promptstore listening on ${address} (${store.dialect}: ${store.location})`,
+    { event: "listening", url: address, database: store.dialect, rateLimit: rateLimiter.kind },
+    () => `Promptstore listening on ${address} (${store.dialect}: ${store.location}; rate limits: ${rateLimiter.kind})`,
   );
 }

@@ -56,7 +56,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // Long ids must reach the route and be a 404 like any unknown prompt, not Fastify's 414.
     routerOptions: { maxParamLength: 1024 },
     trustProxy: config.PROMPTSTORE_TRUST_PROXY,
-    return503OnClosing: true,
+    // During shutdown, requests already on open connections are served to the end, not refused.
+    return503OnClosing: false,
     childLoggerFactory: lazyChildLoggerFactory,
     // A caller's request id is kept when it is safe to log, so traces join up across services.
     genReqId: (req) => {
@@ -66,13 +67,30 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const bus = options.bus ?? new ChangeBus();
   const service = new PromptService(store, bus, { guardText: config.PROMPTSTORE_GUARD_TEXT });
-  const tenants = new TenantService(new TenantStore(store.db), bus);
+  const tenants = new TenantService(new TenantStore(store.db), bus, (change) =>
+    store.channel.announce(store.db, change),
+  );
+  // Changes made by other instances (and by the CLI) reach this one's caches.
+  const stopListening = await store.channel.listen(
+    (change) => bus.publish(change),
+    (error) => server.log.warn({ err: error }, "change channel"),
+  );
   const keys = new KeyCache((key) => tenants.findGrant(key), bus);
   const limiter = options.rateLimiter ?? memoryRateLimiter();
   const cache = config.PROMPTSTORE_READ_CACHE ? new ReadCache(bus) : null;
   const mcp = createMcpEndpoint(service, (error) => server.log.error({ err: error }, "MCP request failed"));
   const checkOrigin = mcpOriginCheck(config.PROMPTSTORE_MCP_ALLOWED_ORIGINS);
+  // Once shutdown begins, every response closes its connection: a keep-alive connection that was busy when
+  // close() was called would otherwise stay open until its timeout and hold the shutdown with it.
+  let draining = false;
+  server.addHook("preClose", async () => {
+    draining = true;
+  });
+  server.addHook("onSend", async (_request, reply) => {
+    if (draining) reply.header("connection", "close");
+  });
   server.addHook("onClose", async () => {
+    await stopListening();
     await mcp.close();
     await limiter.close();
   });

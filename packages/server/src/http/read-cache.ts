@@ -10,6 +10,8 @@ import type { ChangeBus } from "../service/change-bus.js";
  */
 export class ReadCache {
   private readonly generations = new Map<string, number>();
+  /** Moves on when changes may have been missed; part of every generation. */
+  private epoch = 0;
   private readonly entries: LRUCache<string, Buffer>;
 
   constructor(bus: ChangeBus, options: { maxBytes?: number } = {}) {
@@ -18,27 +20,32 @@ export class ReadCache {
       sizeCalculation: (bytes, key) => bytes.length + key.length,
     });
     bus.subscribe((change) => {
-      if (change.kind !== "prompt") return;
-      const id = promptKey(change.projectId, change.promptId);
-      this.generations.set(id, (this.generations.get(id) ?? 0) + 1);
+      if (change.kind === "reset") {
+        // Every generation moves on, so reads in flight cannot store bytes that would be served later.
+        this.epoch++;
+        this.entries.clear();
+      } else if (change.kind === "prompt") {
+        const id = promptKey(change.projectId, change.promptId);
+        this.generations.set(id, (this.generations.get(id) ?? 0) + 1);
+      }
     });
   }
 
   /** Take this before reading the database; pass it back to get and set. */
-  generation(projectId: string, promptId: string): number {
-    return this.generations.get(promptKey(projectId, promptId)) ?? 0;
+  generation(projectId: string, promptId: string): string {
+    return `${this.epoch}.${this.generations.get(promptKey(projectId, promptId)) ?? 0}`;
   }
 
-  get(projectId: string, promptId: string, generation: number, variant: string): Buffer | undefined {
+  get(projectId: string, promptId: string, generation: string, variant: string): Buffer | undefined {
     return this.entries.get(entryKey(projectId, promptId, generation, variant));
   }
 
-  set(projectId: string, promptId: string, generation: number, variant: string, bytes: Buffer): void {
+  set(projectId: string, promptId: string, generation: string, variant: string, bytes: Buffer): void {
     this.entries.set(entryKey(projectId, promptId, generation, variant), bytes);
   }
 }
 
 // NUL cannot occur in ids, so the parts cannot run into each other.
 const promptKey = (projectId: string, promptId: string) => `${projectId}\u0000${promptId}`;
-const entryKey = (projectId: string, promptId: string, generation: number, variant: string) =>
+const entryKey = (projectId: string, promptId: string, generation: string, variant: string) =>
   `${projectId}\u0000${promptId}\u0000${generation}\u0000${variant}`;

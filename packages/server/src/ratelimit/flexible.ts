@@ -15,6 +15,7 @@ export class FlexibleRateLimiter implements RateLimiter {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
 
   constructor(
+    readonly kind: RateLimiter["kind"],
     private readonly factory: LimiterFactory,
     private readonly onClose: () => Promise<void> = async () => {},
   ) {}
@@ -50,4 +51,4 @@ export class FlexibleRateLimiter implements RateLimiter {
 }
 
 export const memoryRateLimiter = (): RateLimiter =>
-  new FlexibleRateLimiter((options) => new RateLimiterMemory(options));
+  new FlexibleRateLimiter("memory", (options) => new RateLimiterMemory(options));

@@ -12,6 +12,8 @@ export interface RateDecision {
  * instance (Redis, PostgreSQL) makes the limit hold across a fleet.
  */
 export interface RateLimiter {
+  /** Where the counts live: `memory` (this process), `redis` or `postgres` (shared by every instance). */
+  readonly kind: "memory" | "redis" | "postgres";
   consume(key: string, limit: number, windowSeconds: number): Promise<RateDecision>;
   /** The current state without counting a request. */
   peek(key: string, limit: number, windowSeconds: number): Promise<RateDecision>;

@@ -1,5 +1,6 @@
-/** What changed, as caches need to know it. Small and serializable, so it can cross processes. */
-export type Change = { kind: "prompt"; projectId: string; promptId: string } | { kind: "tenants" };
+import type { Change } from "../core/change.js";
+
+export type { Change };
 
 export type ChangeListener = (change: Change) => void;
 

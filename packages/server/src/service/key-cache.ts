@@ -17,7 +17,7 @@ export class KeyCache {
   ) {
     this.grants = new LRUCache({ max: options.max ?? 10_000, ttl: options.ttlMs ?? 10_000 });
     bus.subscribe((change) => {
-      if (change.kind === "tenants") this.grants.clear();
+      if (change.kind === "tenants" || change.kind === "reset") this.grants.clear();
     });
   }
 

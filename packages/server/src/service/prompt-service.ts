@@ -57,7 +57,7 @@ export class PromptService {
   }
 
   private scoped(scope: Scope): ProjectStore {
-    return new ProjectStore(this.store.db, this.store.queries, scope.projectId);
+    return new ProjectStore(this.store.db, this.store.queries, this.store.channel, scope.projectId);
   }
 
   async list(
@@ -172,6 +172,7 @@ export class PromptService {
         content,
         sections,
       });
+      await tx.announceChange(promptId);
       return promptId;
     });
     this.changed(scope.projectId, id);
@@ -215,7 +216,10 @@ export class PromptService {
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
       };
-      if (Object.keys(patch).length > 0) await tx.updatePrompt(promptId, { ...patch, updated_at: timestamp });
+      if (Object.keys(patch).length > 0) {
+        await tx.updatePrompt(promptId, { ...patch, updated_at: timestamp });
+        await tx.announceChange(promptId);
+      }
       return isNew;
     });
     this.changed(scope.projectId, promptId);
@@ -227,6 +231,7 @@ export class PromptService {
       const prompt = await this.requirePrompt(tx, promptId);
       const target = ref === "latest" ? prompt.latest_version : await this.resolveHash(tx, promptId, ref);
       await tx.updatePrompt(promptId, { production_version: target, updated_at: now() });
+      await tx.announceChange(promptId);
       return target;
     });
     this.changed(scope.projectId, promptId);

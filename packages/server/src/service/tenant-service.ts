@@ -1,16 +1,24 @@
+import type { Change } from "../core/change.js";
 import type { PlanName } from "../core/plans.js";
 import type { ApiKeyInfo, KeyGrant, Organization, Project, TenantStore } from "../store/tenants.js";
 import type { ChangeBus } from "./change-bus.js";
 
 /**
  * Organizations, plans, projects and keys. Changes that narrow access (revoking a key, changing a plan)
- * are announced so every key cache drops what it held.
+ * are announced, to this process's caches and to every other instance (`announce`), so every key cache
+ * drops what it held. The CLI runs this too, so a revocation from the command line reaches running servers.
  */
 export class TenantService {
   constructor(
     readonly store: TenantStore,
     private readonly bus: ChangeBus,
+    private readonly announce: (change: Change) => Promise<void> = async () => {},
   ) {}
+
+  private async changed(): Promise<void> {
+    this.bus.publish({ kind: "tenants" });
+    await this.announce({ kind: "tenants" });
+  }
 
   isEmpty = () => this.store.isEmpty();
   findOrganization = (ref: string) => this.store.findOrganization(ref);
@@ -24,7 +32,7 @@ export class TenantService {
 
   async setPlan(orgId: string, plan: PlanName): Promise<void> {
     await this.store.setPlan(orgId, plan);
-    this.bus.publish({ kind: "tenants" });
+    await this.changed();
   }
 
   createProject(orgId: string, name: string): Promise<Project> {
@@ -37,7 +45,7 @@ export class TenantService {
 
   async revokeApiKey(keyId: string): Promise<ApiKeyInfo | undefined> {
     const revoked = await this.store.revokeApiKey(keyId);
-    if (revoked) this.bus.publish({ kind: "tenants" });
+    if (revoked) await this.changed();
     return revoked;
   }
 }

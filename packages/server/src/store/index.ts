@@ -1,4 +1,5 @@
 import { Kysely, Migrator } from "kysely";
+import { type ChangeChannel, localChannel, postgresChannel } from "./change-channel.js";
 import { CompiledQueries } from "./compiled-queries.js";
 import { postgresDialect } from "./dialects/postgres.js";
 import { sqliteDialect } from "./dialects/sqlite.js";
@@ -11,6 +12,8 @@ export interface Store {
   readonly db: Kysely<Database>;
   /** Hot-path queries compiled once for this store's dialect. */
   readonly queries: CompiledQueries;
+  /** Tells the other processes on this database what changed. */
+  readonly channel: ChangeChannel;
   readonly dialect: DialectName;
   /** A URL without credentials, for logs. */
   readonly location: string;
@@ -38,6 +41,7 @@ export async function openStore(databaseUrl: string | undefined, options: { pool
     db,
     dialect,
     queries: new CompiledQueries(),
+    channel: dialect === "postgres" ? postgresChannel(location) : localChannel,
     location: redact(location),
     close: () => db.destroy(),
   };

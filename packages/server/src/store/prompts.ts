@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Content, SectionWithId, Tool } from "../core/content.js";
+import type { ChangeChannel } from "./change-channel.js";
 import type { CompiledQueries } from "./compiled-queries.js";
 import type { Database, PromptsTable } from "./schema.js";
 
@@ -31,12 +32,20 @@ export class ProjectStore {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly queries: CompiledQueries,
+    private readonly channel: ChangeChannel,
     readonly projectId: string,
   ) {}
 
   /** Runs `work` in one transaction, handing it a ProjectStore bound to that transaction. */
   transaction<T>(work: (tx: ProjectStore) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => work(new ProjectStore(trx, this.queries, this.projectId)));
+    return this.db
+      .transaction()
+      .execute((trx) => work(new ProjectStore(trx, this.queries, this.channel, this.projectId)));
+  }
+
+  /** Tells other instances that this prompt changed, when (and only if) the current transaction commits. */
+  announceChange(promptId: string): Promise<void> {
+    return this.channel.announce(this.db, { kind: "prompt", projectId: this.projectId, promptId });
   }
 
   async listPrompts(page: { limit?: number; after?: { created_at: string; id: string } }): Promise<PromptRow[]> {

@@ -58,7 +58,7 @@ describe.each(DATABASES)("MCP security and HTTP behaviour ($name)", (database) =
   it("refuses a present, foreign Origin; accepts localhost origins and no Origin", async () => {
     const evil = await post({ "x-api-key": t.key, origin: "https://evil.example" });
     expect(evil.status).toBe(403);
-    expect((await evil.json()).error).toMatch(/^origin: /);
+    expect(((await evil.json()) as { error: string }).error).toMatch(/^origin: /);
     expect((await post({ "x-api-key": t.key, origin: "http://localhost:5173" })).status).toBe(200);
     expect((await post({ "x-api-key": t.key })).status).toBe(200);
   });

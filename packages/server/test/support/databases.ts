@@ -39,8 +39,22 @@ function postgres(adminUrl: string): TestDatabase {
         async drop() {
           const client = new pg.Client({ connectionString: adminUrl });
           await client.connect();
-          await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-          await client.end();
+          try {
+            // pg's pool.end() resolves before its connections are gone; FORCE would kill them mid-goodbye
+            // and their clients would raise errors nobody listens to. Wait for them instead, then force.
+            for (let attempt = 0; attempt < 50; attempt++) {
+              try {
+                await client.query(`DROP DATABASE IF EXISTS ${name}`);
+                return;
+              } catch (error) {
+                if ((error as { code?: string }).code !== "55006") throw error; // 55006: database in use
+                await new Promise((r) => setTimeout(r, 50));
+              }
+            }
+            await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+          } finally {
+            await client.end();
+          }
         },
       };
     },

@@ -1,9 +1,10 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as m001 from "./001-initial.js";
+import * as m002 from "./002-rate-limits.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { "001-initial": m001 };
+    return { "001-initial": m001, "002-rate-limits": m002 };
   },
 };

@@ -1,0 +1,65 @@
+import { Redis } from "ioredis";
+import pg from "pg";
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis } from "rate-limiter-flexible";
+import type { Store } from "../store/index.js";
+import { FlexibleRateLimiter, memoryRateLimiter } from "./flexible.js";
+import type { RateLimiter } from "./limiter.js";
+
+/**
+ * The limiter every instance of a deployment shares: Redis when REDIS_URL is set, else the PostgreSQL the
+ * instances already share, else (one SQLite server) in-process. If the shared store fails, an in-process
+ * limiter stands in (limits then hold per instance) rather than failing requests.
+ */
+export async function createRateLimiter(options: {
+  redisUrl?: string | undefined;
+  store: Store;
+  databaseUrl?: string | undefined;
+}): Promise<RateLimiter> {
+  const insurance = (points: number, duration: number, keyPrefix: string) =>
+    new RateLimiterMemory({ points, duration, keyPrefix: `${keyPrefix}_insurance` });
+
+  if (options.redisUrl) {
+    const redis = new Redis(options.redisUrl, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+    });
+    await redis.connect();
+    return new FlexibleRateLimiter(
+      "redis",
+      ({ points, duration, keyPrefix }) =>
+        new RateLimiterRedis({
+          storeClient: redis,
+          points,
+          duration,
+          keyPrefix,
+          insuranceLimiter: insurance(points, duration, keyPrefix),
+        }),
+      async () => {
+        await redis.quit().catch(() => redis.disconnect());
+      },
+    );
+  }
+
+  if (options.store.dialect === "postgres" && options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+    return new FlexibleRateLimiter(
+      "postgres",
+      ({ points, duration, keyPrefix }) =>
+        new RateLimiterPostgres({
+          storeClient: pool,
+          storeType: "pool",
+          tableName: "rate_limits",
+          // Created by migration 002, once, instead of by every instance racing at start-up.
+          tableCreated: true,
+          points,
+          duration,
+          keyPrefix,
+          insuranceLimiter: insurance(points, duration, keyPrefix),
+        }),
+      () => pool.end(),
+    );
+  }
+
+  return memoryRateLimiter();
+}

@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type RunningServer, startServer } from "../support/binary.js";
+import { DATABASES, type TestDatabase } from "../support/databases.js";
+
+describe.each(DATABASES)("graceful shutdown on SIGTERM ($name)", (database: TestDatabase) => {
+  let db: { url: string; drop(): Promise<void> };
+  let server: RunningServer | undefined;
+  beforeEach(async () => {
+    db = await database.create();
+  });
+  afterEach(async () => {
+    await server?.stop("SIGKILL");
+    await db.drop();
+  });
+
+  it("finishes the requests in flight, stops accepting, closes the database and exits 0", async () => {
+    server = await startServer(db.url, { PROMPTSTORE_DEFAULT_PLAN: "unlimited" });
+    const key: string = server.events.find((e) => e.event === "bootstrap")?.key.key;
+    const url = server.url;
+    await fetch(`${url}/api/v2/prompts`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ id: "p", name: "p", markdown: "# A\nx" }),
+    });
+
+    // 40 saves in flight when the signal arrives.
+    const inFlight = Array.from({ length: 40 }, (_, n) =>
+      fetch(`${url}/api/v2/prompts/p`, {
+        method: "PUT",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ markdown: `# A\nsave ${n}` }),
+      }).then(
+        async (res) => ({
+          status: res.status,
+          version: ((await res.json()) as any).data?.version as string | undefined,
+        }),
+        () => ({ status: 0, version: undefined }),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    const exit = server.stop("SIGTERM");
+    const results = await Promise.all(inFlight);
+    expect(await exit).toBe(0);
+    server = undefined;
+
+    // Every request got a real answer (2xx) or was never accepted (0); none failed half-way with a 5xx.
+    expect(results.every((r) => r.status === 200 || r.status === 0)).toBe(true);
+    const saved = results.filter((r) => r.status === 200);
+    expect(saved.length).toBeGreaterThan(0);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+
+    // What was answered was committed.
+    server = await startServer(db.url);
+    for (const r of saved) {
+      const res = await fetch(`${server.url}/api/v2/prompts/p?version=${r.version}`, { headers: { "x-api-key": key } });
+      expect(res.status).toBe(200);
+    }
+  });
+});
