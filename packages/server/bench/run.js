@@ -105,7 +105,7 @@ async function listBench(label, databaseUrl, seeded) {
 }
 
 /** One database's whole suite; `makeUrl(name)` gives a fresh database URL. */
-async function suite(label, makeUrl, { bare }) {
+async function suite(label, makeUrl, { bare, big: withBig = true }) {
   const result = {};
   const smallUrl = await makeUrl("small");
   const small = await seed(smallUrl, { prompts: 10, versions: 10 });
@@ -114,6 +114,9 @@ async function suite(label, makeUrl, { bare }) {
 
   const listUrl = await makeUrl("list");
   result.list = await listBench(label, listUrl, await seed(listUrl, { prompts: 1000 }));
+
+  rows.push(result.small.cached, result.small.bare, result.small.uncached, result.saves, result.list);
+  if (!withBig) return result;
 
   const bigUrl = await makeUrl("big");
   const started = Date.now();
@@ -126,16 +129,74 @@ async function suite(label, makeUrl, { bare }) {
     `${label}: seeding ${BIG_PROMPTS} prompts × 10 versions through the service took ${((Date.now() - started) / 1000).toFixed(0)} s.`,
   );
   result.big = await readBench(`${label}, ${BIG_PROMPTS} prompts × 10 versions`, bigUrl, big);
-  rows.push(
-    result.small.cached,
-    result.small.bare,
-    result.small.uncached,
-    result.saves,
-    result.list,
-    result.big.cached,
-    result.big.uncached,
-  );
+  rows.push(result.big.cached, result.big.uncached);
   return result;
+}
+
+/**
+ * Two instances on one database under one load: two autocannon runs of half the connections each, at the
+ * same time, one per instance (a load balancer's round robin). Throughput is the sum; latency the worse.
+ */
+async function twoInstanceBench(label, databaseUrl, seeded, env) {
+  const headers = { "x-api-key": seeded.key };
+  const path = `/api/v2/prompts/${seeded.promptId}`;
+  const servers = [await startServer(databaseUrl, env), await startServer(databaseUrl, env)];
+  try {
+    const runs = await Promise.all(
+      servers.map((server, i) =>
+        measure(`${label}: instance ${i + 1} of 2`, {
+          url: server.url + path,
+          headers,
+          pid: server.pid,
+          connections: CONNECTIONS / 2,
+        }),
+      ),
+    );
+    const row = {
+      name: `${label}: two instances behind one load (${CONNECTIONS} connections split)`,
+      rps: runs[0].rps + runs[1].rps,
+      p50: Math.max(runs[0].p50, runs[1].p50),
+      p99: Math.max(runs[0].p99, runs[1].p99),
+      non2xx: runs[0].non2xx + runs[1].non2xx,
+      rssMb: Math.max(runs[0].rssMb, runs[1].rssMb),
+    };
+    console.log(`${row.name}: ${row.rps.toFixed(0)} req/s in total`);
+    return row;
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+async function postgresSuite(adminUrl) {
+  const pg = (await import("pg")).default;
+  const created = [];
+  const makeUrl = async (name) => {
+    const db = `promptstore_bench_${name}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${db}`);
+    await admin.end();
+    created.push(db);
+    const url = new URL(adminUrl);
+    url.pathname = `/${db}`;
+    return url.toString();
+  };
+  try {
+    const result = await suite("PostgreSQL", makeUrl, { bare: false, big: false });
+    const url = await makeUrl("pair");
+    const seeded = await seed(url, { prompts: 10, versions: 10 });
+    result.pairCached = await twoInstanceBench("PostgreSQL, cached reads", url, seeded, {});
+    result.pairUncached = await twoInstanceBench("PostgreSQL, uncached reads", url, seeded, {
+      PROMPTSTORE_READ_CACHE: "false",
+    });
+    rows.push(result.pairCached, result.pairUncached);
+    return result;
+  } finally {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    for (const db of created) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+    await admin.end();
+  }
 }
 
 const pct = (a, b) => `${((a / b) * 100).toFixed(0)}%`;
@@ -209,8 +270,31 @@ ${notes.map((n) => `- ${n}`).join("\n")}
 `;
 }
 
+const POSTGRES_URL =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+async function postgresReachable(url) {
+  const pg = (await import("pg")).default;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 try {
   const sqlite = await suite("SQLite", async (name) => join(tmp, `${name}.sqlite`), { bare: true });
+  if (await postgresReachable(POSTGRES_URL)) {
+    await postgresSuite(POSTGRES_URL);
+  } else {
+    notes.push(
+      `PostgreSQL at ${POSTGRES_URL.replace(/\/\/[^@/]*@/, "//")} was not reachable: its rows are missing from this run.`,
+    );
+    console.warn("PostgreSQL not reachable: skipping its runs (set BENCH_DATABASE_URL)");
+  }
   const text = report(sqlite);
   mkdirSync(join(RESULTS, ".."), { recursive: true });
   writeFileSync(RESULTS, text);

@@ -7,8 +7,10 @@ import type { ReadCache } from "./read-cache.js";
 /**
  * Serves a read from the cache when it can, else reads, serializes once and caches the bytes.
  * `variant` names everything besides the prompt that shaped the bytes (surface, version, guard).
+ * A hit is answered synchronously and returns undefined (the handler then awaits nothing); a miss
+ * returns the promise of the read.
  */
-export async function sendCachedRead(
+export function sendCachedRead(
   reply: FastifyReply,
   cache: ReadCache | null,
   scope: Scope,
@@ -16,13 +18,19 @@ export async function sendCachedRead(
   variant: string,
   read: () => Promise<PromptView>,
   shape: (view: PromptView) => unknown = (view) => view,
-): Promise<FastifyReply> {
+): undefined | Promise<FastifyReply> {
   reply.type("application/json; charset=utf-8");
-  if (!cache) return reply.send(JSON.stringify(ok(shape(await read()))));
-  const generation = cache.generation(scope.projectId, promptId);
-  const hit = cache.get(scope.projectId, promptId, generation, variant);
-  if (hit) return reply.send(hit);
-  const bytes = Buffer.from(JSON.stringify(ok(shape(await read()))));
-  cache.set(scope.projectId, promptId, generation, variant, bytes);
-  return reply.send(bytes);
+  const generation = cache?.generation(scope.projectId, promptId);
+  if (cache && generation !== undefined) {
+    const hit = cache.get(scope.projectId, promptId, generation, variant);
+    if (hit) {
+      reply.send(hit);
+      return undefined;
+    }
+  }
+  return read().then((view) => {
+    const bytes = Buffer.from(JSON.stringify(ok(shape(view))));
+    if (cache && generation !== undefined) cache.set(scope.projectId, promptId, generation, variant, bytes);
+    return reply.send(bytes);
+  });
 }

@@ -5,6 +5,11 @@ import { failure } from "./envelope.js";
 
 const WINDOW_SECONDS = 60;
 
+/** The plan's budget per minute; null when the plan has none (or unknown plans, as free). */
+export function requestsPerMinute(plan: string): number | null {
+  return (isPlanName(plan) ? PLANS[plan] : PLANS.free).requestsPerMinute;
+}
+
 /**
  * Counts an authenticated request against its organization's per-minute budget (it needs the
  * organization, so it runs after auth); every counted response carries the X-RateLimit-* headers.
@@ -12,7 +17,7 @@ const WINDOW_SECONDS = 60;
 export async function countRequest(request: FastifyRequest, reply: FastifyReply, limiter: RateLimiter): Promise<void> {
   const scope = request.scope;
   if (!scope) return;
-  const limit = (isPlanName(scope.plan) ? PLANS[scope.plan] : PLANS.free).requestsPerMinute;
+  const limit = requestsPerMinute(scope.plan);
   if (limit === null) return;
   const decision = await limiter.consume(`org:${scope.orgId}`, limit, WINDOW_SECONDS);
   reply.header("x-ratelimit-limit", decision.limit);

@@ -26,6 +26,11 @@ export class KeyCache {
    * (the request carries it in memory anyway); hashing it on every request cost 5% of a cached read.
    * Keys stay SHA-256 at rest.
    */
+  /** The cached grant, if any, without touching the database. */
+  peek(key: string): KeyGrant | undefined {
+    return this.grants.get(key);
+  }
+
   resolve(key: string): KeyGrant | Promise<KeyGrant | undefined> {
     return this.grants.get(key) ?? this.load(key);
   }

@@ -14,7 +14,11 @@ describe.each(DATABASES)("graceful shutdown on SIGTERM ($name)", (database: Test
   });
 
   it("finishes the requests in flight, stops accepting, closes the database and exits 0", async () => {
-    server = await startServer(db.url, { PROMPTSTORE_DEFAULT_PLAN: "unlimited" });
+    // The deadline is far beyond the test's timeout: the shutdown must drain, not be cut short by it.
+    server = await startServer(db.url, {
+      PROMPTSTORE_DEFAULT_PLAN: "unlimited",
+      PROMPTSTORE_SHUTDOWN_TIMEOUT_MS: "600000",
+    });
     const key: string = server.events.find((e) => e.event === "bootstrap")?.key.key;
     const url = server.url;
     await fetch(`${url}/api/v2/prompts`, {

@@ -26,7 +26,8 @@ export function toV1(view: PromptView) {
 
 /** The only v1 endpoint: production (else latest) with the guard; query parameters are ignored. */
 export function registerV1Routes(app: FastifyInstance, service: PromptService, cache: ReadCache | null): void {
-  app.get("/api/v1/prompts/:id", { config: { auth: true } }, async (request, reply) => {
+  // Not async: a cache hit is answered without a promise.
+  app.get("/api/v1/prompts/:id", { config: { auth: true } }, (request, reply) => {
     const id = promptIdParam(request.params);
     const scope = scopeOf(request);
     return sendCachedRead(reply, cache, scope, id, "v1", () => service.read(scope, id), toV1);

@@ -21,7 +21,8 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
     return ok(await service.list(scopeOf(request), query));
   });
 
-  app.get("/api/v2/prompts/:id", auth, async (request, reply) => {
+  // Not async: a cache hit is answered without a promise.
+  app.get("/api/v2/prompts/:id", auth, (request, reply) => {
     const id = promptIdParam(request.params);
     // Most reads carry no query at all; they skip the schema.
     const raw = request.query as Record<string, unknown>;
