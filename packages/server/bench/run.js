@@ -241,7 +241,7 @@ function report(sqlite) {
         .filter(Boolean)
         .map(
           (r) =>
-            `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb?.toFixed(1) ?? "–"} | ${r.non2xx} |`,
+            `| ${r.name} | ${r.rps.toFixed(0)}${r.rounds ? ` (rounds: ${r.rounds.join(", ")})` : ""} | ${r.p50} | ${r.p99} | ${r.rssMb?.toFixed(1) ?? "–"} | ${r.non2xx} |`,
         ),
     ].join("\n");
   return `# Benchmark results

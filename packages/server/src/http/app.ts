@@ -48,8 +48,6 @@ export interface App {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const V2_HEADERS = { "cache-control": "no-store", "x-api-version": "2" } as const;
-const V1_HEADERS = { "cache-control": "no-store", "x-api-version": "1", deprecation: "true" } as const;
 const NO_AUTH_HOOKS: AuthHooks = {};
 
 /** Builds the whole HTTP application without listening, so tests drive it through inject(). */
@@ -111,7 +109,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Callback style, so the common case (a cached key of an unlimited plan) passes without a promise.
   server.addHook("onRequest", (request, reply, done) => {
     const v1 = request.url.startsWith("/api/v1/");
-    reply.headers(v1 ? { ...V1_HEADERS, "x-request-id": request.id } : { ...V2_HEADERS, "x-request-id": request.id });
+    reply.header("x-request-id", request.id);
+    reply.header("cache-control", "no-store");
+    reply.header("x-api-version", v1 ? "1" : "2");
+    if (v1) reply.header("deprecation", "true");
     const config = request.routeOptions.config;
     if (config.mcp && !checkOrigin(request, reply)) return;
     if (!config.auth) return done();

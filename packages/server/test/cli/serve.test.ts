@@ -1,28 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type RunningServer, startServer } from "../support/binary.js";
+import { describe, expect, it } from "vitest";
+import { startServer, useBinaryDatabase } from "../support/binary.js";
 import { DATABASES, type TestDatabase } from "../support/databases.js";
 
 describe.each(DATABASES)("promptstore serve, the real binary over real HTTP ($name)", (database: TestDatabase) => {
-  let db: { url: string; drop(): Promise<void> };
-  let server: RunningServer | undefined;
-  beforeEach(async () => {
-    db = await database.create();
-  });
-  afterEach(async () => {
-    await server?.stop("SIGKILL");
-    server = undefined;
-    await db.drop();
-  });
+  const env = useBinaryDatabase(database);
 
   it("bootstraps an empty database once, then serves create, read, save, publish and rollback", async () => {
-    server = await startServer(db.url);
-    const bootstrap = server.events.find((e) => e.event === "bootstrap");
+    env.server = await startServer(env.url);
+    const bootstrap = env.server!.events.find((e) => e.event === "bootstrap");
     expect(bootstrap?.organization).toMatchObject({ name: "default", plan: "free" });
     const key: string = bootstrap?.key.key;
     expect(key).toMatch(/^ps_/);
 
     const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server!.url}${path}`, {
+      const res = await fetch(`${env.server!.url}${path}`, {
         method,
         headers: { "x-api-key": key, ...(body ? { "content-type": "application/json" } : {}) },
         ...(body ? { body: JSON.stringify(body) } : {}),
@@ -45,14 +36,14 @@ describe.each(DATABASES)("promptstore serve, the real binary over real HTTP ($na
     expect(read.headers.get("x-api-version")).toBe("2");
 
     // A restart on the same database keeps everything and does not bootstrap again.
-    expect(await server.stop()).toBe(0);
-    server = await startServer(db.url);
-    expect(server.events.some((e) => e.event === "bootstrap")).toBe(false);
+    expect(await env.server!.stop()).toBe(0);
+    env.server = await startServer(env.url);
+    expect(env.server!.events.some((e) => e.event === "bootstrap")).toBe(false);
     expect((await call("GET", "/api/v2/prompts/support-bot")).body.data.version).toBe(v1);
   });
 
   it("exits cleanly on SIGTERM", async () => {
-    server = await startServer(db.url);
-    expect(await server.stop("SIGTERM")).toBe(0);
+    env.server = await startServer(env.url);
+    expect(await env.server!.stop("SIGTERM")).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { promptBody, type TestApp, testApp } from "../support/app.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { promptBody, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 
 const N = 10;
@@ -10,14 +10,10 @@ const N = 10;
  * writer serializes them. No race may end in a 500.
  */
 describe.each(DATABASES)("concurrent writes ($name)", (database) => {
-  let t: TestApp;
+  const t = useTestApp(database);
   let key: string;
   beforeEach(async () => {
-    t = await testApp(database);
     key = (await t.newProject({ plan: "unlimited" })).key;
-  });
-  afterEach(async () => {
-    await t.close();
   });
   const all = <T>(work: (n: number) => Promise<T>) => Promise.all(Array.from({ length: N }, (_, n) => work(n)));
 

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { failureEnvelope } from "../../src/http/response-schemas.js";
-import { promptBody, type Response, type TestApp, testApp } from "../support/app.js";
+import { promptBody, type Response, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 
 const expectFailure = (res: Response, status: number, message: RegExp) => {
@@ -9,13 +9,7 @@ const expectFailure = (res: Response, status: number, message: RegExp) => {
 };
 
 describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await testApp(database);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useTestApp(database);
 
   /** A snapshot of everything the project has stored, to prove a rejected request changed nothing. */
   const snapshot = async () => {

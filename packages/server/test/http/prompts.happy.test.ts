@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_GUARD_TEXT } from "../../src/core/guard.js";
 import { contentHash } from "../../src/core/hash.js";
 import {
@@ -10,20 +10,14 @@ import {
   successEnvelope,
   versionList,
 } from "../../src/http/response-schemas.js";
-import { promptBody, type TestApp, testApp } from "../support/app.js";
+import { promptBody, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 
 const hashOf = (sections: { title: string; content: string; enabled?: boolean }[], tools: unknown[] = []) =>
   contentHash({ sections: sections.map((s) => ({ ...s, enabled: s.enabled ?? true })), tools: tools as never });
 
 describe.each(DATABASES)("v2 prompts, happy paths ($name)", (database) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await testApp(database);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useTestApp(database);
 
   describe("POST /api/v2/prompts", () => {
     it("creates a prompt whose first version is latest, unpublished by default (201)", async () => {

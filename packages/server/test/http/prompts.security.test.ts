@@ -1,16 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/store/tenants.js";
-import { promptBody, type TestApp, testApp } from "../support/app.js";
+import { promptBody, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 
 describe.each(DATABASES)("v2 prompts, security ($name)", (database) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await testApp(database);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useTestApp(database);
 
   describe("401", () => {
     const routes: [string, string, unknown?][] = [

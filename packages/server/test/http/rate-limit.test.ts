@@ -1,15 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { promptBody, type TestApp, testApp } from "../support/app.js";
+import { describe, expect, it } from "vitest";
+import { promptBody, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 
 describe.each(DATABASES)("per-organization rate limits ($name)", (database) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await testApp(database);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useTestApp(database);
 
   it("every authenticated response carries the X-RateLimit-* headers, counting down", async () => {
     const first = await t.request("GET", "/api/v2/prompts");

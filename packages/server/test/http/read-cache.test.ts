@@ -1,16 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { promptBody, type TestApp, testApp } from "../support/app.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { promptBody, testApp, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 
 describe.each(DATABASES)("read cache ($name)", (database) => {
-  let t: TestApp;
+  const t = useTestApp(database);
   let key: string;
   beforeEach(async () => {
-    t = await testApp(database);
     key = (await t.newProject({ plan: "unlimited" })).key;
-  });
-  afterEach(async () => {
-    await t.close();
   });
   const get = async (url: string) => (await t.request("GET", url, { key })).body;
 

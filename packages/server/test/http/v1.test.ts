@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { promptBody, type TestApp, testApp } from "../support/app.js";
+import { describe, expect, it } from "vitest";
+import { promptBody, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 
 const V1_FIELDS = [
@@ -18,13 +18,7 @@ const V1_FIELDS = [
 ];
 
 describe.each(DATABASES)("GET /api/v1/prompts/:id, frozen ($name)", (database) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await testApp(database);
-  });
-  afterEach(async () => {
-    await t.close();
-  });
+  const t = useTestApp(database);
 
   it("equals the v2 default read field by field, with tools [] when none", async () => {
     await t.request("POST", "/api/v2/prompts", { body: promptBody(1, { publish: true }) });

@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../support/binary.js";
 import { DATABASES } from "../support/databases.js";
+import { MCP_TOOLS } from "../support/mcp.js";
 
 const INSPECTOR = fileURLToPath(new URL("../../../../node_modules/.bin/mcp-inspector", import.meta.url));
 const run = promisify(execFile);
@@ -40,14 +41,7 @@ describe.each(DATABASES)("MCP Inspector CLI round trip ($name)", (database) => {
 
   it("tools/list shows the six tools", async () => {
     const result = await inspector("--method", "tools/list");
-    expect(result.tools.map((t: { name: string }) => t.name).sort()).toEqual([
-      "create_prompt",
-      "get_prompt",
-      "list_prompts",
-      "list_versions",
-      "publish_prompt",
-      "save_prompt_version",
-    ]);
+    expect(result.tools.map((t: { name: string }) => t.name).sort()).toEqual(MCP_TOOLS);
   });
 
   it("prompts/get fills the arguments into the production text", async () => {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_GUARD_TEXT } from "../../src/core/guard.js";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
-import { connectMcp, ERAS, toolData } from "../support/mcp.js";
+import { connectMcp, ERAS, MCP_TOOLS, toolData } from "../support/mcp.js";
 
 describe.each(DATABASES)("MCP at /api/v2/mcp ($name)", (database) => {
   let t: TestApp;
@@ -30,14 +30,7 @@ describe.each(DATABASES)("MCP at /api/v2/mcp ($name)", (database) => {
       const client = await connect(era);
       const { tools } = await client.listTools();
       const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-      expect(Object.keys(byName).sort()).toEqual([
-        "create_prompt",
-        "get_prompt",
-        "list_prompts",
-        "list_versions",
-        "publish_prompt",
-        "save_prompt_version",
-      ]);
+      expect(Object.keys(byName).sort()).toEqual(MCP_TOOLS);
       for (const name of ["list_prompts", "get_prompt", "list_versions"]) {
         expect(byName[name]?.annotations?.readOnlyHint, name).toBe(true);
       }

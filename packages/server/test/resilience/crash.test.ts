@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
-import { type RunningServer, startServer } from "../support/binary.js";
+import { startServer, useBinaryDatabase } from "../support/binary.js";
 import { DATABASES, type TestDatabase } from "../support/databases.js";
 
 /**
@@ -9,20 +9,12 @@ import { DATABASES, type TestDatabase } from "../support/databases.js";
  * prompt name versions that exist.
  */
 describe.each(DATABASES)("SIGKILL during writes ($name)", (database: TestDatabase) => {
-  let db: { url: string; drop(): Promise<void> };
-  let server: RunningServer | undefined;
-  beforeEach(async () => {
-    db = await database.create();
-  });
-  afterEach(async () => {
-    await server?.stop("SIGKILL");
-    await db.drop();
-  });
+  const env = useBinaryDatabase(database);
 
   it("loses no answered write and leaves nothing half-written", async () => {
-    server = await startServer(db.url, { PROMPTSTORE_DEFAULT_PLAN: "unlimited" });
-    const key: string = server.events.find((e) => e.event === "bootstrap")?.key.key;
-    const url = server.url;
+    env.server = await startServer(env.url, { PROMPTSTORE_DEFAULT_PLAN: "unlimited" });
+    const key: string = env.server!.events.find((e) => e.event === "bootstrap")?.key.key;
+    const url = env.server!.url;
     const send = async (method: string, path: string, body: unknown) => {
       const res = await fetch(`${url}${path}`, {
         method,
@@ -66,15 +58,15 @@ describe.each(DATABASES)("SIGKILL during writes ($name)", (database: TestDatabas
     };
     const writers = [0, 1, 2, 3].map(writer);
     await new Promise((r) => setTimeout(r, 700));
-    await server.stop("SIGKILL");
+    await env.server!.stop("SIGKILL");
     stop = true;
     await Promise.all(writers);
     expect(answered.length).toBeGreaterThan(10);
 
     // Restart on the same database: every answered save is there, whole.
-    server = await startServer(db.url);
+    env.server = await startServer(env.url);
     for (const save of answered) {
-      const res = await fetch(`${server.url}/api/v2/prompts/${save.id}?version=${save.version}`, {
+      const res = await fetch(`${env.server!.url}/api/v2/prompts/${save.id}?version=${save.version}`, {
         headers: { "x-api-key": key },
       });
       expect(res.status, `${save.id}@${save.version}`).toBe(200);
@@ -84,7 +76,7 @@ describe.each(DATABASES)("SIGKILL during writes ($name)", (database: TestDatabas
     }
 
     // No version without its sections, no tool count that disagrees with its tools, no dangling pointer.
-    const store = await openStore(db.url);
+    const store = await openStore(env.url);
     try {
       const versions = await store.db.selectFrom("versions").select(["prompt_id", "hash", "tool_count"]).execute();
       const sectionRows = await store.db.selectFrom("version_sections").select(["prompt_id", "hash"]).execute();

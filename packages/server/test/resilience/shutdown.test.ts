@@ -1,26 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type RunningServer, startServer } from "../support/binary.js";
+import { describe, expect, it } from "vitest";
+import { startServer, useBinaryDatabase } from "../support/binary.js";
 import { DATABASES, type TestDatabase } from "../support/databases.js";
 
 describe.each(DATABASES)("graceful shutdown on SIGTERM ($name)", (database: TestDatabase) => {
-  let db: { url: string; drop(): Promise<void> };
-  let server: RunningServer | undefined;
-  beforeEach(async () => {
-    db = await database.create();
-  });
-  afterEach(async () => {
-    await server?.stop("SIGKILL");
-    await db.drop();
-  });
+  const env = useBinaryDatabase(database);
 
   it("finishes the requests in flight, stops accepting, closes the database and exits 0", async () => {
     // The deadline is far beyond the test's timeout: the shutdown must drain, not be cut short by it.
-    server = await startServer(db.url, {
+    env.server = await startServer(env.url, {
       PROMPTSTORE_DEFAULT_PLAN: "unlimited",
       PROMPTSTORE_SHUTDOWN_TIMEOUT_MS: "600000",
     });
-    const key: string = server.events.find((e) => e.event === "bootstrap")?.key.key;
-    const url = server.url;
+    const key: string = env.server!.events.find((e) => e.event === "bootstrap")?.key.key;
+    const url = env.server!.url;
     await fetch(`${url}/api/v2/prompts`, {
       method: "POST",
       headers: { "x-api-key": key, "content-type": "application/json" },
@@ -42,10 +34,10 @@ describe.each(DATABASES)("graceful shutdown on SIGTERM ($name)", (database: Test
       ),
     );
     await new Promise((r) => setTimeout(r, 5));
-    const exit = server.stop("SIGTERM");
+    const exit = env.server!.stop("SIGTERM");
     const results = await Promise.all(inFlight);
     expect(await exit).toBe(0);
-    server = undefined;
+    env.server = undefined;
 
     // Every request got a real answer (2xx) or was never accepted (0); none failed half-way with a 5xx.
     expect(results.every((r) => r.status === 200 || r.status === 0)).toBe(true);
@@ -54,9 +46,11 @@ describe.each(DATABASES)("graceful shutdown on SIGTERM ($name)", (database: Test
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
 
     // What was answered was committed.
-    server = await startServer(db.url);
+    env.server = await startServer(env.url);
     for (const r of saved) {
-      const res = await fetch(`${server.url}/api/v2/prompts/p?version=${r.version}`, { headers: { "x-api-key": key } });
+      const res = await fetch(`${env.server!.url}/api/v2/prompts/p?version=${r.version}`, {
+        headers: { "x-api-key": key },
+      });
       expect(res.status).toBe(200);
     }
   });

@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from "vitest";
 import { type Config, defaultConfig } from "../../src/config.js";
 import type { PlanName } from "../../src/core/plans.js";
 import { type App, buildApp } from "../../src/http/app.js";
@@ -102,4 +103,26 @@ export function promptBody(n = 0, extra: Record<string, unknown> = {}) {
     ],
     ...extra,
   };
+}
+
+/**
+ * Registers a fresh test app per test (before each, closed after each) and returns a stand-in that always
+ * forwards to the current one, so a suite writes `const t = useTestApp(database)` and nothing else.
+ */
+export function useTestApp(database: TestDatabase, overrides: Partial<Config> = {}): TestApp {
+  let current: TestApp | undefined;
+  beforeEach(async () => {
+    current = await testApp(database, overrides);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return new Proxy({} as TestApp, {
+    get(_target, property) {
+      if (!current) throw new Error("useTestApp: used outside a test");
+      const value = current[property as keyof TestApp];
+      return typeof value === "function" ? value.bind(current) : value;
+    },
+  });
 }

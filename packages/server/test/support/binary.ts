@@ -1,6 +1,8 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { afterEach, beforeEach } from "vitest";
+import type { TestDatabase } from "./databases.js";
 
 export const BIN = fileURLToPath(new URL("../../bin/promptstore.js", import.meta.url));
 const run = promisify(execFile);
@@ -73,4 +75,28 @@ export function startServer(databaseUrl: string, env: Record<string, string> = {
       }
     });
   });
+}
+
+export interface BinaryDatabase {
+  /** The DATABASE_URL of this test's fresh database. */
+  readonly url: string;
+  /** The server under test, if started; killed after the test. */
+  server: RunningServer | undefined;
+}
+
+/** A fresh database per test for suites that run the real binary; the server is killed and the database dropped after. */
+export function useBinaryDatabase(database: TestDatabase): BinaryDatabase {
+  let drop = async () => {};
+  const context = { url: "", server: undefined as RunningServer | undefined };
+  beforeEach(async () => {
+    const created = await database.create();
+    context.url = created.url;
+    drop = created.drop;
+  });
+  afterEach(async () => {
+    await context.server?.stop("SIGKILL");
+    context.server = undefined;
+    await drop();
+  });
+  return context;
 }

@@ -1,5 +1,14 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
+export const MCP_TOOLS = [
+  "create_prompt",
+  "get_prompt",
+  "list_prompts",
+  "list_versions",
+  "publish_prompt",
+  "save_prompt_version",
+];
+
 export type Era = "2025" | "2026-07-28";
 export const ERAS: Era[] = ["2025", "2026-07-28"];
 
