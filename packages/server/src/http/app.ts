@@ -19,16 +19,14 @@ import { TenantService } from "../service/tenant-service.js";
 import type { Store } from "../store/index.js";
 import { TenantStore } from "../store/tenants.js";
 import { VERSION } from "../version.js";
-import { type AuthHooks, authenticate, grantToScope } from "./auth.js";
 import { registerErrorHandling, registerMethodNotAllowed } from "./errors.js";
 import { lazyChildLoggerFactory } from "./lazy-logger.js";
-import { countRequest, requestsPerMinute } from "./rate-limit.js";
 import { ReadCache } from "./read-cache.js";
+import { guardRoutes } from "./request-guard.js";
 import { mcpOriginCheck, registerMcpRoute } from "./routes/mcp.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
-import { v1InvalidKeyThrottle } from "./v1-throttle.js";
 
 export interface AppOptions {
   store: Store;
@@ -48,7 +46,6 @@ export interface App {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const NO_AUTH_HOOKS: AuthHooks = {};
 
 /** Builds the whole HTTP application without listening, so tests drive it through inject(). */
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -82,7 +79,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const limiter = options.rateLimiter ?? memoryRateLimiter();
   const cache = config.PROMPTSTORE_READ_CACHE ? new ReadCache(bus) : null;
   const mcp = createMcpEndpoint(service, (error) => server.log.error({ err: error }, "MCP request failed"));
-  const checkOrigin = mcpOriginCheck(config.PROMPTSTORE_MCP_ALLOWED_ORIGINS);
   // Node closes idle keep-alive connections once, when close() is called; a connection that was busy then
   // would stay open until its keep-alive timeout and hold the shutdown. While draining, close the idle
   // ones again and again (no per-request cost, unlike a hook on every response).
@@ -99,33 +95,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   server.decorateRequest("scope", null);
-  const authHooks = v1InvalidKeyThrottle(limiter);
-  // One hook for every request: common headers, then key and budget for routes that need a key. One
-  // hook instead of three measurably shortened the cached read.
-  const guard = async (request: FastifyRequest, reply: FastifyReply, v1: boolean) => {
-    await authenticate(request, reply, (key) => keys.resolve(key), v1 ? authHooks : NO_AUTH_HOOKS);
-    if (!reply.sent) await countRequest(request, reply, limiter);
-  };
-  // Callback style, so the common case (a cached key of an unlimited plan) passes without a promise.
+  // Common headers on every response, failures included; guards are attached per route (request-guard).
   server.addHook("onRequest", (request, reply, done) => {
     const v1 = request.url.startsWith("/api/v1/");
     reply.header("x-request-id", request.id);
     reply.header("cache-control", "no-store");
     reply.header("x-api-version", v1 ? "1" : "2");
     if (v1) reply.header("deprecation", "true");
-    const config = request.routeOptions.config;
-    if (config.mcp && !checkOrigin(request, reply)) return;
-    if (!config.auth) return done();
-    const key = request.headers["x-api-key"];
-    const cached = !v1 && typeof key === "string" ? keys.peek(key) : undefined;
-    if (cached && requestsPerMinute(cached.plan) === null) {
-      request.scope = grantToScope(cached);
-      return done();
-    }
-    guard(request, reply, v1).then(() => {
-      if (!reply.sent) done();
-    }, done);
+    done();
   });
+  guardRoutes(server, { keys, limiter, checkOrigin: mcpOriginCheck(config.PROMPTSTORE_MCP_ALLOWED_ORIGINS) });
 
   // JSON only: without Fastify's text/plain parser, any other content type is a 415.
   server.removeAllContentTypeParsers();

@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
+import type { RateLimiter } from "../ratelimit/limiter.js";
+import type { KeyCache } from "../service/key-cache.js";
+import { type AuthHooks, authenticate, grantToScope } from "./auth.js";
+import { countRequest, requestsPerMinute } from "./rate-limit.js";
+import { v1InvalidKeyThrottle } from "./v1-throttle.js";
+
+export interface GuardDeps {
+  keys: KeyCache;
+  limiter: RateLimiter;
+  /** Answers 403 and returns false when the request's Origin is not allowed. */
+  checkOrigin: (request: FastifyRequest, reply: FastifyReply) => boolean;
+}
+
+const NO_AUTH_HOOKS: AuthHooks = {};
+
+/**
+ * Routes declare what guards them (`config.auth`, `config.mcp`) and get their hooks when they are
+ * registered, so no request pays for looking that up (Fastify builds a new routeOptions object on
+ * every access). Must be called before the routes are registered.
+ */
+export function guardRoutes(app: FastifyInstance, deps: GuardDeps): void {
+  const v1Throttle = v1InvalidKeyThrottle(deps.limiter);
+
+  const authHook = (v1: boolean): onRequestHookHandler => {
+    const hooks = v1 ? v1Throttle : NO_AUTH_HOOKS;
+    const guard = async (request: FastifyRequest, reply: FastifyReply) => {
+      await authenticate(request, reply, (key) => deps.keys.resolve(key), hooks);
+      if (!reply.sent) await countRequest(request, reply, deps.limiter);
+    };
+    // Callback style, so the common case (a cached key of an unlimited plan) passes without a promise.
+    // v1 always takes the full path: its invalid-key throttle must see every request.
+    return (request, reply, done) => {
+      const key = request.headers["x-api-key"];
+      const cached = !v1 && typeof key === "string" ? deps.keys.peek(key) : undefined;
+      if (cached && requestsPerMinute(cached.plan) === null) {
+        request.scope = grantToScope(cached);
+        return done();
+      }
+      guard(request, reply).then(() => {
+        if (!reply.sent) done();
+      }, done);
+    };
+  };
+  const v1Auth = authHook(true);
+  const v2Auth = authHook(false);
+  const originHook: onRequestHookHandler = (request, reply, done) => {
+    if (deps.checkOrigin(request, reply)) done();
+  };
+
+  app.addHook("onRoute", (route) => {
+    const guards: onRequestHookHandler[] = [];
+    if (route.config?.mcp) guards.push(originHook);
+    if (route.config?.auth) guards.push(route.url.startsWith("/api/v1/") ? v1Auth : v2Auth);
+    if (guards.length === 0) return;
+    const own =
+      route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [...guards, ...own];
+  });
+}
