@@ -1,10 +1,5 @@
 import { randomUUID } from "node:crypto";
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerOptions,
-} from "fastify";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import secureJsonParse from "secure-json-parse";
 import type { Config } from "../config.js";
 import { AppError } from "../core/errors.js";
