@@ -33,7 +33,9 @@ describe.each(DATABASES)("graceful shutdown on SIGTERM ($name)", (database: Test
         () => ({ status: 0, version: undefined }),
       ),
     );
-    await new Promise((r) => setTimeout(r, 5));
+    // Signal once the server is demonstrably in the middle of the batch (one save answered, the rest in
+    // flight): a fixed delay could fire before any connection was accepted on a loaded machine.
+    await Promise.race(inFlight);
     const exit = env.server!.stop("SIGTERM");
     const results = await Promise.all(inFlight);
     expect(await exit).toBe(0);
