@@ -6,6 +6,7 @@ export const ERROR_STATUS = {
   bad_request: 400,
   unauthorized: 401,
   plan_limit: 403,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -41,10 +41,7 @@ export async function authenticate(
   resolve: KeyResolver,
   hooks: AuthHooks,
 ): Promise<void> {
-  if (hooks.beforeAuth) {
-    await hooks.beforeAuth(request, reply);
-    if (reply.sent) return;
-  }
+  await hooks.beforeAuth?.(request, reply);
   const header = request.headers["x-api-key"];
   const key = Array.isArray(header) ? header[0] : header;
   if (key === undefined || key === "") {

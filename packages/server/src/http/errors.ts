@@ -1,33 +1,36 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { AppError } from "../core/errors.js";
+import { AppError, type ErrorCode, notFound } from "../core/errors.js";
 import { LIMITS } from "../core/schemas.js";
 import { failure } from "./envelope.js";
 
-/** Fastify's own errors, mapped to the statuses and messages of the contract. */
-const FASTIFY_ERRORS: Record<string, { status: number; message: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: `body: must be at most ${LIMITS.bodyBytes} bytes` },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: "content-type: must be application/json" },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: "content-length: does not match the body" },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: "body: is not valid JSON" },
+/** Fastify's own errors, as the registry's codes and the contract's messages. */
+const FASTIFY_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: "payload_too_large", message: `body: must be at most ${LIMITS.bodyBytes} bytes` },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: "unsupported_media_type", message: "content-type: must be application/json" },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: "bad_request", message: "content-length: does not match the body" },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: "bad_request", message: "body: is not valid JSON" },
 };
 
-/** One handler maps every error to the failure envelope; nothing else writes an error response. */
+/**
+ * One handler maps every error to the failure envelope; nothing else writes an error response. Whoever
+ * refuses a request throws an AppError, after setting any headers the refusal carries (Allow, Retry-After).
+ */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (error instanceof AppError) {
-      if (error.status >= 500) request.log.error({ err: error }, "request failed");
-      return reply.code(error.status).send(failure(error.message));
+    const known = !(error instanceof AppError) && error.code ? FASTIFY_ERRORS[error.code] : undefined;
+    const appError = known ? new AppError(known.code, known.message) : error;
+    if (appError instanceof AppError) {
+      if (appError.status >= 500) request.log.error({ err: appError }, "request failed");
+      return reply.code(appError.status).send(failure(appError.message));
     }
-    const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
-    if (known) return reply.code(known.status).send(failure(known.message));
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) return reply.code(status).send(failure(error.message));
+    const status = (error as FastifyError).statusCode ?? 500;
+    if (status >= 400 && status < 500) return reply.code(status).send(failure(appError.message));
     request.log.error({ err: error }, "request failed");
     return reply.code(500).send(failure("internal error; retry with backoff"));
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(failure(`route not found: ${request.method} ${request.url.split("?")[0]}`));
+  app.setNotFoundHandler(async (request) => {
+    throw notFound(`route not found: ${request.method} ${request.url.split("?")[0]}`);
   });
 }
 
@@ -43,11 +46,10 @@ export function registerMethodNotAllowed(app: FastifyInstance, paths: Map<string
     app.route({
       method: others,
       url,
-      handler: async (request, reply) =>
-        reply
-          .code(405)
-          .header("allow", allow)
-          .send(failure(`method not allowed: ${request.method} ${url}; allowed: ${allow}`)),
+      handler: async (request, reply) => {
+        reply.header("allow", allow);
+        throw new AppError("method_not_allowed", `method not allowed: ${request.method} ${url}; allowed: ${allow}`);
+      },
     });
   }
 }

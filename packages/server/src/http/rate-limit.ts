@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "../core/errors.js";
 import { isPlanName, PLANS } from "../core/plans.js";
 import type { RateLimiter } from "../ratelimit/limiter.js";
-import { failure } from "./envelope.js";
 
 const WINDOW_SECONDS = 60;
 
@@ -25,12 +25,9 @@ export async function countRequest(request: FastifyRequest, reply: FastifyReply,
   reply.header("x-ratelimit-reset", decision.resetSeconds);
   if (!decision.allowed) {
     reply.header("retry-after", decision.resetSeconds);
-    return reply
-      .code(429)
-      .send(
-        failure(
-          `rate limit exceeded: the ${scope.plan} plan allows ${limit} requests per minute; retry in ${decision.resetSeconds} s`,
-        ),
-      );
+    throw new AppError(
+      "rate_limited",
+      `rate limit exceeded: the ${scope.plan} plan allows ${limit} requests per minute; retry in ${decision.resetSeconds} s`,
+    );
   }
 }

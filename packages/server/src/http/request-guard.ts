@@ -8,8 +8,8 @@ import { v1InvalidKeyThrottle } from "./v1-throttle.js";
 export interface GuardDeps {
   keys: KeyCache;
   limiter: RateLimiter;
-  /** Answers 403 and returns false when the request's Origin is not allowed. */
-  checkOrigin: (request: FastifyRequest, reply: FastifyReply) => boolean;
+  /** Throws a 403 AppError when the request's Origin is not allowed. */
+  checkOrigin: (request: FastifyRequest) => void;
 }
 
 const NO_AUTH_HOOKS: AuthHooks = {};
@@ -26,7 +26,7 @@ export function guardRoutes(app: FastifyInstance, deps: GuardDeps): void {
     const hooks = v1 ? v1Throttle : NO_AUTH_HOOKS;
     const guard = async (request: FastifyRequest, reply: FastifyReply) => {
       await authenticate(request, reply, (key) => deps.keys.resolve(key), hooks);
-      if (!reply.sent) await countRequest(request, reply, deps.limiter);
+      await countRequest(request, reply, deps.limiter);
     };
     // Callback style, so the common case (a cached key of an unlimited plan) passes without a promise.
     // v1 always takes the full path: its invalid-key throttle must see every request.
@@ -37,15 +37,18 @@ export function guardRoutes(app: FastifyInstance, deps: GuardDeps): void {
         request.scope = grantToScope(cached);
         return done();
       }
-      guard(request, reply).then(() => {
-        if (!reply.sent) done();
-      }, done);
+      guard(request, reply).then(() => done(), done);
     };
   };
   const v1Auth = authHook(true);
   const v2Auth = authHook(false);
-  const originHook: onRequestHookHandler = (request, reply, done) => {
-    if (deps.checkOrigin(request, reply)) done();
+  const originHook: onRequestHookHandler = (request, _reply, done) => {
+    try {
+      deps.checkOrigin(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   };
 
   app.addHook("onRoute", (route) => {

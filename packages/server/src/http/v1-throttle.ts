@@ -1,20 +1,18 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "../core/errors.js";
 import type { RateLimiter } from "../ratelimit/limiter.js";
-import { failure } from "./envelope.js";
 
 const MAX_INVALID = 10;
 const WINDOW_SECONDS = 60;
 
-function refuse(reply: FastifyReply, resetSeconds: number) {
-  return reply
-    .code(429)
-    .headers({
-      "retry-after": resetSeconds,
-      "x-ratelimit-limit": MAX_INVALID,
-      "x-ratelimit-remaining": 0,
-      "x-ratelimit-reset": resetSeconds,
-    })
-    .send(failure(`too many invalid API keys from this address; retry in ${resetSeconds} s`));
+function refuse(reply: FastifyReply, resetSeconds: number): never {
+  reply.headers({
+    "retry-after": resetSeconds,
+    "x-ratelimit-limit": MAX_INVALID,
+    "x-ratelimit-remaining": 0,
+    "x-ratelimit-reset": resetSeconds,
+  });
+  throw new AppError("rate_limited", `too many invalid API keys from this address; retry in ${resetSeconds} s`);
 }
 
 /**

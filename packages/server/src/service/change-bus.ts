@@ -1,7 +1,5 @@
 import type { Change } from "../core/change.js";
 
-export type { Change };
-
 export type ChangeListener = (change: Change) => void;
 
 /**

@@ -17,6 +17,16 @@ export interface StoredVersion extends VersionRow {
   tools: Tool[];
 }
 
+const PROMPT_COLUMNS = [
+  "id",
+  "name",
+  "description",
+  "production_version",
+  "latest_version",
+  "created_at",
+  "updated_at",
+] as const;
+
 const toSection = (row: { section_id: string; title: string; content: string; enabled: number }): SectionWithId => ({
   id: row.section_id,
   title: row.title,
@@ -51,7 +61,7 @@ export class ProjectStore {
   async listPrompts(page: { limit?: number; after?: { created_at: string; id: string } }): Promise<PromptRow[]> {
     let query = this.db
       .selectFrom("prompts")
-      .select(["id", "name", "description", "production_version", "latest_version", "created_at", "updated_at"])
+      .select(PROMPT_COLUMNS)
       .where("project_id", "=", this.projectId)
       .orderBy("created_at")
       .orderBy("id");
@@ -71,7 +81,7 @@ export class ProjectStore {
   async getPrompt(promptId: string): Promise<PromptRow | undefined> {
     return this.db
       .selectFrom("prompts")
-      .select(["id", "name", "description", "production_version", "latest_version", "created_at", "updated_at"])
+      .select(PROMPT_COLUMNS)
       .where("project_id", "=", this.projectId)
       .where("id", "=", promptId)
       .executeTakeFirst();

@@ -80,6 +80,26 @@ describe.each(DATABASES)("read cache ($name)", (database) => {
   });
 });
 
+describe.each(DATABASES)("a reset, as after a lost change channel ($name)", (database) => {
+  const t = useTestApp(database);
+
+  it("drops cached reads and cached keys, so changes no one announced are seen", async () => {
+    const v1 = (await t.request("POST", "/api/v2/prompts", { body: promptBody(1, { publish: true }) })).body.data
+      .version;
+    const v2 = (await t.request("PUT", "/api/v2/prompts/prompt-1", { body: { sections: promptBody(2).sections } })).body
+      .data.version;
+    expect((await t.request("GET", "/api/v2/prompts/prompt-1")).body.data.version).toBe(v1);
+    // Changes made behind the service's back: what another instance did while our listener was away.
+    await t.store.db.updateTable("prompts").set({ production_version: v2 }).where("id", "=", "prompt-1").execute();
+    await t.store.db.updateTable("api_keys").set({ revoked_at: new Date().toISOString() }).execute();
+    expect((await t.request("GET", "/api/v2/prompts/prompt-1")).body.data.version).toBe(v1);
+    t.app.bus.publish({ kind: "reset" });
+    expect((await t.request("GET", "/api/v2/prompts/prompt-1")).status).toBe(401);
+    await t.store.db.updateTable("api_keys").set({ revoked_at: null }).execute();
+    expect((await t.request("GET", "/api/v2/prompts/prompt-1")).body.data.version).toBe(v2);
+  });
+});
+
 describe("with the cache off (PROMPTSTORE_READ_CACHE=false)", () => {
   it("reads still answer and follow publishes", async () => {
     const t = await testApp(DATABASES[0]!, { PROMPTSTORE_READ_CACHE: false });

@@ -88,3 +88,22 @@ describe.each(DATABASES)("MCP security and HTTP behaviour ($name)", (database) =
     expect(versions.production_version).toBeNull();
   });
 });
+
+describe("MCP origins allowed by configuration (PROMPTSTORE_MCP_ALLOWED_ORIGINS)", () => {
+  it("admits the listed hostnames and refuses the rest, localhost included", async () => {
+    const t = await testApp(DATABASES[0]!, { PROMPTSTORE_MCP_ALLOWED_ORIGINS: ["app.example.com"] });
+    try {
+      const post = (origin: string) =>
+        t.request("POST", "/api/v2/mcp", {
+          body: INITIALIZE,
+          headers: { origin, accept: "application/json, text/event-stream" },
+        });
+      expect((await post("https://app.example.com")).status).toBe(200);
+      const refused = await post("http://localhost:5173");
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatch(/^origin: /);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,8 +1,8 @@
 import { localhostAllowedOrigins, type McpHttpHandler, validateOriginHeader } from "@modelcontextprotocol/server";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "../../core/errors.js";
 import { authInfoFor } from "../../mcp/endpoint.js";
 import { scopeOf } from "../auth.js";
-import { failure } from "../envelope.js";
 
 export const MCP_PATH = "/api/v2/mcp";
 
@@ -12,11 +12,9 @@ export const MCP_PATH = "/api/v2/mcp";
  */
 export function mcpOriginCheck(allowedHostnames: string[] | undefined) {
   const allowed = allowedHostnames ?? localhostAllowedOrigins();
-  return (request: FastifyRequest, reply: FastifyReply): boolean => {
+  return (request: FastifyRequest): void => {
     const result = validateOriginHeader(request.headers.origin, allowed);
-    if (result.ok) return true;
-    reply.code(403).send(failure(`origin: ${result.message}`));
-    return false;
+    if (!result.ok) throw new AppError("forbidden", `origin: ${result.message}`);
   };
 }
 
