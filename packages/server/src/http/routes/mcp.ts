@@ -1,5 +1,5 @@
 import { localhostAllowedOrigins, type McpHttpHandler, validateOriginHeader } from "@modelcontextprotocol/server";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError } from "../../core/errors.js";
 import { authInfoFor } from "../../mcp/endpoint.js";
 import { scopeOf } from "../auth.js";
