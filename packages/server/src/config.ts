@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { DEFAULT_GUARD_TEXT } from "./core/guard.js";
-import { PLAN_NAMES } from "./core/plans.js";
+import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
+import { PLAN_NAMES } from "@promptstore/core/plans";
 
 const flag = z.enum(["true", "false", "1", "0", "on", "off"]).transform((v) => ["true", "1", "on"].includes(v));
 

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
-import type { PlanName } from "../core/plans.js";
+import type { PlanName } from "@promptstore/core/plans";
 import { buildApp } from "../http/app.js";
 import { createRateLimiter } from "../ratelimit/shared.js";
 import { bootstrapIfEmpty } from "../service/bootstrap.js";

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { AppError } from "../core/errors.js";
+import { AppError } from "@promptstore/core/errors";
 import type { Scope } from "../service/prompt-service.js";
 import type { KeyGrant } from "../store/tenants.js";
 

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { AppError, type ErrorCode, notFound } from "../core/errors.js";
-import { LIMITS } from "../core/schemas.js";
+import { AppError, type ErrorCode, notFound } from "@promptstore/core/errors";
+import { LIMITS } from "@promptstore/core/schemas";
 import { failure } from "./envelope.js";
 
 /** Fastify's own errors, as the registry's codes and the contract's messages. */

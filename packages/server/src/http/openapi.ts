@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createPromptBody, listQuery, publishBody, readQuery, saveVersionBody } from "../core/schemas.js";
+import { createPromptBody, listQuery, publishBody, readQuery, saveVersionBody } from "@promptstore/core/schemas";
 import {
   createdPrompt,
   failureEnvelope,

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { AppError } from "../core/errors.js";
-import { isPlanName, PLANS } from "../core/plans.js";
+import { AppError } from "@promptstore/core/errors";
+import { isPlanName, PLANS } from "@promptstore/core/plans";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 
 const WINDOW_SECONDS = 60;

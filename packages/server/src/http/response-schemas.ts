@@ -3,7 +3,7 @@
  * real responses with them, so the document cannot drift from what the server sends.
  */
 import { z } from "zod";
-import { toolInput } from "../core/schemas.js";
+import { toolInput } from "@promptstore/core/schemas";
 
 const hash = z
   .string()

@@ -1,6 +1,6 @@
 import { type McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import { AppError } from "../core/errors.js";
-import { fillVariables } from "../core/variables.js";
+import { AppError } from "@promptstore/core/errors";
+import { fillVariables } from "@promptstore/core/variables";
 import type { PromptService, Scope } from "../service/prompt-service.js";
 
 /**

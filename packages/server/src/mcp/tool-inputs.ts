@@ -8,7 +8,7 @@ import {
   publishRef,
   saveVersionFields,
   versionRef,
-} from "../core/schemas.js";
+} from "@promptstore/core/schemas";
 
 const id = promptId.describe("The prompt id (slug)");
 

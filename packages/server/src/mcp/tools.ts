@@ -1,5 +1,5 @@
 import type { CallToolResult, McpServer } from "@modelcontextprotocol/server";
-import { AppError } from "../core/errors.js";
+import { AppError } from "@promptstore/core/errors";
 import type { PromptService, Scope } from "../service/prompt-service.js";
 import { withRestMessages } from "./rest-messages.js";
 import {

@@ -1,4 +1,4 @@
-import type { PlanName } from "../core/plans.js";
+import type { PlanName } from "@promptstore/core/plans";
 import type { ApiKeyInfo, Organization, Project } from "../store/tenants.js";
 import type { TenantService } from "./tenant-service.js";
 

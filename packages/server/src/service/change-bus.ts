@@ -1,4 +1,4 @@
-import type { Change } from "../core/change.js";
+import type { Change } from "@promptstore/core/change";
 
 export type ChangeListener = (change: Change) => void;
 

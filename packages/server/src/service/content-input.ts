@@ -1,7 +1,7 @@
-import type { Content } from "../core/content.js";
-import { AppError } from "../core/errors.js";
-import { markdownToSections } from "../core/markdown.js";
-import { describeZodError, sectionsInput } from "../core/schemas.js";
+import type { Content } from "@promptstore/core/content";
+import { AppError } from "@promptstore/core/errors";
+import { markdownToSections } from "@promptstore/core/markdown";
+import { describeZodError, sectionsInput } from "@promptstore/core/schemas";
 
 export interface ContentInput {
   sections?: { title: string; content: string; enabled?: boolean | undefined }[] | undefined;

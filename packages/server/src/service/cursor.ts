@@ -1,4 +1,4 @@
-import { badRequest } from "../core/errors.js";
+import { badRequest } from "@promptstore/core/errors";
 
 export interface ListPosition {
   created_at: string;

@@ -1,11 +1,11 @@
-import { assemble, withGuard } from "../core/assemble.js";
-import type { Section } from "../core/content.js";
-import { AppError, conflict, notFound } from "../core/errors.js";
-import { contentHash, withSectionIds } from "../core/hash.js";
-import { isPlanName, PLANS } from "../core/plans.js";
-import type { CreatePromptBody, SaveVersionBody } from "../core/schemas.js";
-import { slugCandidate, slugify } from "../core/slug.js";
-import { extractVariables } from "../core/variables.js";
+import { assemble, withGuard } from "@promptstore/core/assemble";
+import type { Section } from "@promptstore/core/content";
+import { AppError, conflict, notFound } from "@promptstore/core/errors";
+import { contentHash, withSectionIds } from "@promptstore/core/hash";
+import { isPlanName, PLANS } from "@promptstore/core/plans";
+import type { CreatePromptBody, SaveVersionBody } from "@promptstore/core/schemas";
+import { slugCandidate, slugify } from "@promptstore/core/slug";
+import { extractVariables } from "@promptstore/core/variables";
 import { now } from "../store/ids.js";
 import type { Store } from "../store/index.js";
 import { ProjectStore, type PromptRow, type StoredVersion } from "../store/prompts.js";
@@ -21,7 +21,7 @@ import type {
   PublishedVersion,
   SavedVersion,
   VersionList,
-} from "./views.js";
+} from "@promptstore/core/views";
 
 /** Who is asking: the project of the API key, and the organization whose plan applies. */
 export interface Scope {

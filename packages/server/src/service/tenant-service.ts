@@ -1,5 +1,5 @@
-import type { Change } from "../core/change.js";
-import type { PlanName } from "../core/plans.js";
+import type { Change } from "@promptstore/core/change";
+import type { PlanName } from "@promptstore/core/plans";
 import type { ApiKeyInfo, KeyGrant, Organization, Project, TenantStore } from "../store/tenants.js";
 import type { ChangeBus } from "./change-bus.js";
 

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Content, SectionWithId, Tool } from "../core/content.js";
+import type { Content, SectionWithId, Tool } from "@promptstore/core/content";
 import type { ChangeChannel } from "./change-channel.js";
 import type { CompiledQueries } from "./compiled-queries.js";
 import type { Database, PromptsTable } from "./schema.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
-import { sha256Hex } from "../core/hash.js";
-import type { PlanName } from "../core/plans.js";
+import { sha256Hex } from "@promptstore/core/hash";
+import type { PlanName } from "@promptstore/core/plans";
 import { newId, now } from "./ids.js";
 import type { Database } from "./schema.js";
 

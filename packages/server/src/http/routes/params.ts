@@ -1,5 +1,5 @@
-import { notFound } from "../../core/errors.js";
-import { PROMPT_ID_PATTERN } from "../../core/slug.js";
+import { notFound } from "@promptstore/core/errors";
+import { PROMPT_ID_PATTERN } from "@promptstore/core/slug";
 
 /** An id that cannot exist is simply not found: nothing outside the pattern was ever stored. */
 export function promptIdParam(params: unknown): string {

@@ -1,4 +1,4 @@
-import type { SectionWithId, Tool } from "../core/content.js";
+import type { SectionWithId, Tool } from "./content.js";
 
 export type Label = "production" | "latest" | "version";
 

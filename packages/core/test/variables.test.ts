@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Section } from "../../src/core/content.js";
-import { extractVariables, fillVariables } from "../../src/core/variables.js";
+import type { Section } from "../src/content.js";
+import { extractVariables, fillVariables } from "../src/variables.js";
 
 const section = (content: string, enabled = true): Section => ({ title: "T", content, enabled });
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { Content } from "../../src/core/content.js";
-import { contentHash, withSectionIds } from "../../src/core/hash.js";
+import type { Content } from "../src/content.js";
+import { contentHash, withSectionIds } from "../src/hash.js";
 
 const base: Content = {
   sections: [
