@@ -59,5 +59,11 @@ export interface VersionList {
   id: string;
   production_version: string | null;
   latest_version: string;
-  versions: { version: string; message: string | null; created_at: string }[];
+  versions: {
+    version: string;
+    message: string | null;
+    created_at: string;
+    /** Who saved it: `user:<e-mail>` or `key:<key prefix>`; null for versions saved before this was recorded. */
+    saved_by: string | null;
+  }[];
 }

@@ -1,6 +1,7 @@
-import { z } from "zod";
+import { email } from "@promptstore/core/dashboard";
 import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
 import { PLAN_NAMES } from "@promptstore/core/plans";
+import { z } from "zod";
 
 const flag = z.enum(["true", "false", "1", "0", "on", "off"]).transform((v) => ["true", "1", "on"].includes(v));
 
@@ -19,6 +20,16 @@ const envSchema = z.object({
   PROMPTSTORE_TRUST_PROXY: flag.default(false),
   /** How long SIGTERM waits for requests in flight before closing their connections. */
   PROMPTSTORE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** How long a dashboard session lasts after sign-in. */
+  PROMPTSTORE_SESSION_HOURS: z.coerce
+    .number()
+    .min(0.01)
+    .max(24 * 365)
+    .default(168),
+  /** The e-mail of the owner account created on an empty database. */
+  PROMPTSTORE_OWNER_EMAIL: email.default("owner@promptstore.local"),
+  /** Where the built dashboard is; the @promptstore/dashboard package's dist/ when unset. */
+  PROMPTSTORE_DASHBOARD_DIR: z.string().min(1).optional(),
   /** Hostnames a browser Origin may name on the MCP endpoint; localhost-class when unset. */
   PROMPTSTORE_MCP_ALLOWED_ORIGINS: z
     .string()

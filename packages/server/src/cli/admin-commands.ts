@@ -1,5 +1,5 @@
-import type { Command } from "commander";
 import { isPlanName, PLAN_NAMES, type PlanName } from "@promptstore/core/plans";
+import type { Command } from "commander";
 import { ChangeBus } from "../service/change-bus.js";
 import { TenantService } from "../service/tenant-service.js";
 import { openStore } from "../store/index.js";

@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { VERSION } from "../version.js";
 import { registerAdminCommands } from "./admin-commands.js";
 import { registerServeCommand } from "./serve.js";
+import { registerUserCommands } from "./user-commands.js";
 
 export function buildProgram(): Command {
   const program = new Command("promptstore")
@@ -10,6 +11,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerServeCommand(program);
   registerAdminCommands(program);
+  registerUserCommands(program);
   return program;
 }
 

@@ -1,6 +1,6 @@
+import type { PlanName } from "@promptstore/core/plans";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
-import type { PlanName } from "@promptstore/core/plans";
 import { buildApp } from "../http/app.js";
 import { createRateLimiter } from "../ratelimit/shared.js";
 import { bootstrapIfEmpty } from "../service/bootstrap.js";
@@ -56,14 +56,21 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
 
-  const bootstrap = await bootstrapIfEmpty(app.tenants, config.PROMPTSTORE_DEFAULT_PLAN as PlanName);
+  const bootstrap = await bootstrapIfEmpty(app.tenants, app.accounts, {
+    plan: config.PROMPTSTORE_DEFAULT_PLAN as PlanName,
+    ownerEmail: config.PROMPTSTORE_OWNER_EMAIL,
+  });
   const address = await app.server.listen({ port: config.PORT, host: config.HOST });
+  const dashboard = app.dashboardDir ? `${address}/` : undefined;
 
   if (bootstrap) {
     emit(json, { event: "bootstrap", ...bootstrap }, () =>
       [
         "",
         `Empty database: created organization "${bootstrap.organization.name}" (plan ${bootstrap.organization.plan}) and project "${bootstrap.project.name}".`,
+        `Dashboard: ${dashboard ?? "not built (run npm run build)"}`,
+        `  sign in as ${bootstrap.owner.email} with the one-time password ${bootstrap.owner.password}`,
+        "  (shown once; you choose your own password at first sign-in)",
         `API key (shown once, store it now): ${bootstrap.key.key}`,
         "Try it:",
         `  curl -s -H "x-api-key: ${bootstrap.key.key}" ${address}/api/v2/prompts`,
@@ -76,7 +83,20 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
   }
   emit(
     json,
-    { event: "listening", url: address, database: store.dialect, rateLimit: rateLimiter.kind },
-    () => `Promptstore listening on ${address} (${store.dialect}: ${store.location}; rate limits: ${rateLimiter.kind})`,
+    {
+      event: "listening",
+      url: address,
+      dashboard: dashboard ?? null,
+      database: store.dialect,
+      rateLimit: rateLimiter.kind,
+    },
+    () =>
+      `Promptstore listening on ${address} (${store.dialect}: ${store.location}; rate limits: ${rateLimiter.kind})` +
+      (dashboard ? `; dashboard at ${dashboard}` : "; dashboard not built"),
   );
+  if (!bootstrap && !(await app.accounts.store.hasUsers())) {
+    app.server.log.warn(
+      "no dashboard accounts yet: create one with `promptstore user create <email> --org <org> --role owner`",
+    );
+  }
 }

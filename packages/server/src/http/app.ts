@@ -1,19 +1,29 @@
 import { randomUUID } from "node:crypto";
+import fastifyCookie from "@fastify/cookie";
+import fastifyHelmet from "@fastify/helmet";
+import { AppError } from "@promptstore/core/errors";
+import { LIMITS } from "@promptstore/core/schemas";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import secureJsonParse from "secure-json-parse";
 import type { Config } from "../config.js";
-import { AppError } from "@promptstore/core/errors";
-import { LIMITS } from "@promptstore/core/schemas";
 import { createMcpEndpoint } from "../mcp/endpoint.js";
 import { memoryRateLimiter } from "../ratelimit/flexible.js";
 import type { RateLimiter } from "../ratelimit/limiter.js";
+import { AccountService } from "../service/account-service.js";
 import { ChangeBus } from "../service/change-bus.js";
 import { KeyCache } from "../service/key-cache.js";
 import { PromptService } from "../service/prompt-service.js";
 import { TenantService } from "../service/tenant-service.js";
+import { AccountStore } from "../store/accounts.js";
 import type { Store } from "../store/index.js";
 import { TenantStore } from "../store/tenants.js";
 import { VERSION } from "../version.js";
+import { registerDashboardPromptRoutes } from "./dashboard/prompt-routes.js";
+import { guardSessionRoutes } from "./dashboard/session-auth.js";
+import { registerSessionRoutes } from "./dashboard/session-routes.js";
+import { registerDashboardSettingsRoutes } from "./dashboard/settings-routes.js";
+import { SignInThrottle } from "./dashboard/signin-throttle.js";
+import { dashboardDirectory, registerDashboardFiles } from "./dashboard/static-files.js";
 import { registerErrorHandling, registerMethodNotAllowed } from "./errors.js";
 import { lazyChildLoggerFactory } from "./lazy-logger.js";
 import { ReadCache } from "./read-cache.js";
@@ -22,6 +32,7 @@ import { mcpOriginCheck, registerMcpRoute } from "./routes/mcp.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
+import { CONTENT_SECURITY_POLICY } from "./security-headers.js";
 
 export interface AppOptions {
   store: Store;
@@ -37,7 +48,10 @@ export interface App {
   server: FastifyInstance;
   service: PromptService;
   tenants: TenantService;
+  accounts: AccountService;
   bus: ChangeBus;
+  /** Where the dashboard is served from; undefined when it is not built. */
+  dashboardDir: string | undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -70,7 +84,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     (change) => bus.publish(change),
     (error) => server.log.warn({ err: error }, "change channel"),
   );
-  const keys = new KeyCache((key) => tenants.findGrant(key), bus);
+  const keys = new KeyCache((key) => tenants.findGrant(key), bus, {
+    onUse: (keyId, at) => tenants.touchApiKey(keyId, at),
+  });
+  const sessionTtlMs = config.PROMPTSTORE_SESSION_HOURS * 3_600_000;
+  const accounts = new AccountService(new AccountStore(store.db), { sessionTtlMs });
   const limiter = options.rateLimiter ?? memoryRateLimiter();
   const cache = config.PROMPTSTORE_READ_CACHE ? new ReadCache(bus) : null;
   const mcp = createMcpEndpoint(service, (error) => server.log.error({ err: error }, "MCP request failed"));
@@ -100,6 +118,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
     done();
   });
   guardRoutes(server, { keys, limiter, checkOrigin: mcpOriginCheck(config.PROMPTSTORE_MCP_ALLOWED_ORIGINS) });
+  guardSessionRoutes(server, accounts);
+  // Cookies are parsed only where a session is read, not on every API request.
+  await server.register(fastifyCookie, { hook: false });
+  await server.register(fastifyHelmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_POLICY },
+    // Self-hosted servers are often reached over plain HTTP by address; HSTS is the proxy's to set.
+    strictTransportSecurity: false,
+  });
 
   // JSON only: without Fastify's text/plain parser, any other content type is a 415.
   server.removeAllContentTypeParsers();
@@ -113,7 +139,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
   });
 
-  registerErrorHandling(server);
+  const dashboardDir = dashboardDirectory(config.PROMPTSTORE_DASHBOARD_DIR);
+  const appFallback = dashboardDir ? await registerDashboardFiles(server, dashboardDir) : undefined;
+  registerErrorHandling(server, appFallback);
 
   const paths = new Map<string, Set<string>>();
   server.addHook("onRoute", (route) => {
@@ -127,7 +155,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerPromptRoutes(server, service, cache);
   registerV1Routes(server, service, cache);
   registerMcpRoute(server, mcp);
+  registerSessionRoutes(server, accounts, new SignInThrottle(limiter), sessionTtlMs);
+  registerDashboardPromptRoutes(server, accounts, service);
+  registerDashboardSettingsRoutes(server, accounts, tenants, limiter);
   registerMethodNotAllowed(server, new Map(paths));
 
-  return { server, service, tenants, bus };
+  return { server, service, tenants, accounts, bus, dashboardDir };
 }

@@ -1,5 +1,5 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "@promptstore/core/errors";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Scope } from "../service/prompt-service.js";
 import type { KeyGrant } from "../store/tenants.js";
 
@@ -23,7 +23,13 @@ export type AuthFailureHook = (request: FastifyRequest, reply: FastifyReply) => 
 const MAX_KEY_LENGTH = 200;
 
 export function grantToScope(grant: KeyGrant): Scope {
-  return { projectId: grant.projectId, projectName: grant.projectName, orgId: grant.orgId, plan: grant.plan };
+  return {
+    projectId: grant.projectId,
+    projectName: grant.projectName,
+    orgId: grant.orgId,
+    plan: grant.plan,
+    actor: grant.actor,
+  };
 }
 
 export interface AuthHooks {

@@ -1,6 +1,6 @@
+import type { PromptView } from "@promptstore/core/views";
 import type { FastifyReply } from "fastify";
 import type { Scope } from "../service/prompt-service.js";
-import type { PromptView } from "@promptstore/core/views";
 import { ok } from "./envelope.js";
 import type { ReadCache } from "./read-cache.js";
 

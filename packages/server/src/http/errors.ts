@@ -1,6 +1,6 @@
-import type { FastifyError, FastifyInstance } from "fastify";
 import { AppError, type ErrorCode, notFound } from "@promptstore/core/errors";
 import { LIMITS } from "@promptstore/core/schemas";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { failure } from "./envelope.js";
 
 /** Fastify's own errors, as the registry's codes and the contract's messages. */
@@ -15,7 +15,11 @@ const FASTIFY_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
  * One handler maps every error to the failure envelope; nothing else writes an error response. Whoever
  * refuses a request throws an AppError, after setting any headers the refusal carries (Allow, Retry-After).
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  /** Answers a request no route took, when it can (the dashboard's own paths); returns whether it did. */
+  fallback?: (request: FastifyRequest, reply: FastifyReply) => boolean,
+): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     const known = !(error instanceof AppError) && error.code ? FASTIFY_ERRORS[error.code] : undefined;
     const appError = known ? new AppError(known.code, known.message) : error;
@@ -29,7 +33,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.code(500).send(failure("internal error; retry with backoff"));
   });
 
-  app.setNotFoundHandler(async (request) => {
+  app.setNotFoundHandler(async (request, reply) => {
+    if (fallback?.(request, reply)) return reply;
     throw notFound(`route not found: ${request.method} ${request.url.split("?")[0]}`);
   });
 }

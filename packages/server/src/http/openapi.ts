@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { createPromptBody, listQuery, publishBody, readQuery, saveVersionBody } from "@promptstore/core/schemas";
+import { z } from "zod";
 import {
   createdPrompt,
   failureEnvelope,

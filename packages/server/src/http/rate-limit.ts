@@ -1,9 +1,12 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "@promptstore/core/errors";
 import { isPlanName, PLANS } from "@promptstore/core/plans";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 
-const WINDOW_SECONDS = 60;
+export const RATE_WINDOW_SECONDS = 60;
+
+/** The limiter key of an organization's request budget. */
+export const rateLimitKey = (orgId: string) => `org:${orgId}`;
 
 /** The plan's budget per minute; null when the plan has none (or unknown plans, as free). */
 export function requestsPerMinute(plan: string): number | null {
@@ -19,7 +22,7 @@ export async function countRequest(request: FastifyRequest, reply: FastifyReply,
   if (!scope) return;
   const limit = requestsPerMinute(scope.plan);
   if (limit === null) return;
-  const decision = await limiter.consume(`org:${scope.orgId}`, limit, WINDOW_SECONDS);
+  const decision = await limiter.consume(rateLimitKey(scope.orgId), limit, RATE_WINDOW_SECONDS);
   reply.header("x-ratelimit-limit", decision.limit);
   reply.header("x-ratelimit-remaining", decision.remaining);
   reply.header("x-ratelimit-reset", decision.resetSeconds);

@@ -2,8 +2,9 @@
  * The response shapes of v2 as zod schemas: they generate the OpenAPI document, and the tests parse
  * real responses with them, so the document cannot drift from what the server sends.
  */
-import { z } from "zod";
+
 import { toolInput } from "@promptstore/core/schemas";
+import { z } from "zod";
 
 const hash = z
   .string()
@@ -70,7 +71,14 @@ export const versionList = z.strictObject({
   id: z.string(),
   production_version: hash.nullable(),
   latest_version: hash,
-  versions: z.array(z.strictObject({ version: hash, message: z.string().nullable(), created_at: timestamp })),
+  versions: z.array(
+    z.strictObject({
+      version: hash,
+      message: z.string().nullable(),
+      created_at: timestamp,
+      saved_by: z.string().nullable().describe("Who saved it: user:<e-mail> or key:<key prefix>"),
+    }),
+  ),
 });
 
 export const successEnvelope = <T extends z.ZodType>(data: T) => z.strictObject({ success: z.literal(true), data });

@@ -1,5 +1,5 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "@promptstore/core/errors";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 
 const MAX_INVALID = 10;

@@ -1,6 +1,6 @@
-import type { z } from "zod";
 import { AppError } from "@promptstore/core/errors";
 import { describeZodError } from "@promptstore/core/schemas";
+import type { z } from "zod";
 
 /** Parses request input with a shared schema; the 400 names the first field that is wrong. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, root: string): z.output<S> {

@@ -1,6 +1,6 @@
 import type { StandardSchemaWithJSON } from "@modelcontextprotocol/server";
-import type { z } from "zod";
 import { describeZodError } from "@promptstore/core/schemas";
+import type { z } from "zod";
 
 /**
  * A shared zod schema as the MCP SDK takes it, but validating through the same formatter as REST: a tool

@@ -1,5 +1,5 @@
 /** MCP tool inputs, composed from the schemas the REST API validates with. */
-import { z } from "zod";
+
 import {
   createPromptFields,
   exactlyOneContentForm,
@@ -9,6 +9,7 @@ import {
   saveVersionFields,
   versionRef,
 } from "@promptstore/core/schemas";
+import { z } from "zod";
 
 const id = promptId.describe("The prompt id (slug)");
 

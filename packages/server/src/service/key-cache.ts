@@ -9,13 +9,21 @@ import type { ChangeBus } from "./change-bus.js";
  */
 export class KeyCache {
   private readonly grants: LRUCache<string, KeyGrant>;
+  /** When each key's last use was last written, per key id. */
+  private readonly touched = new Map<string, number>();
 
   constructor(
     private readonly lookup: (key: string) => Promise<KeyGrant | undefined>,
     bus: ChangeBus,
-    options: { ttlMs?: number; max?: number } = {},
+    options: {
+      ttlMs?: number;
+      max?: number;
+      /** Records a key's use; called at most once a minute per key, never awaited by the request. */
+      onUse?: (keyId: string, at: string) => Promise<void>;
+    } = {},
   ) {
     this.grants = new LRUCache({ max: options.max ?? 10_000, ttl: options.ttlMs ?? 10_000 });
+    this.onUse = options.onUse;
     bus.subscribe((change) => {
       if (change.kind === "tenants" || change.kind === "reset") this.grants.clear();
     });
@@ -28,17 +36,38 @@ export class KeyCache {
    */
   /** The cached grant, if any, without touching the database. */
   peek(key: string): KeyGrant | undefined {
-    return this.grants.get(key);
+    const grant = this.grants.get(key);
+    if (grant) this.used(grant);
+    return grant;
   }
 
   resolve(key: string): KeyGrant | Promise<KeyGrant | undefined> {
-    return this.grants.get(key) ?? this.load(key);
+    const grant = this.grants.get(key);
+    if (!grant) return this.load(key);
+    this.used(grant);
+    return grant;
   }
 
   private async load(key: string): Promise<KeyGrant | undefined> {
     const grant = await this.lookup(key);
     // Misses are not cached: a key created a moment ago by the CLI must work at once.
-    if (grant) this.grants.set(key, grant);
+    if (grant) {
+      this.grants.set(key, grant);
+      this.used(grant);
+    }
     return grant;
+  }
+
+  private readonly onUse: ((keyId: string, at: string) => Promise<void>) | undefined;
+
+  /** A minute's resolution is what "last used" needs; a write per request would halve cached reads. */
+  private used(grant: KeyGrant): void {
+    if (!this.onUse) return;
+    const at = Date.now();
+    const last = this.touched.get(grant.keyId);
+    if (last !== undefined && at - last < 60_000) return;
+    if (this.touched.size >= 10_000) this.touched.clear();
+    this.touched.set(grant.keyId, at);
+    this.onUse(grant.keyId, new Date(at).toISOString()).catch(() => this.touched.delete(grant.keyId));
   }
 }

@@ -6,12 +6,6 @@ import { isPlanName, PLANS } from "@promptstore/core/plans";
 import type { CreatePromptBody, SaveVersionBody } from "@promptstore/core/schemas";
 import { slugCandidate, slugify } from "@promptstore/core/slug";
 import { extractVariables } from "@promptstore/core/variables";
-import { now } from "../store/ids.js";
-import type { Store } from "../store/index.js";
-import { ProjectStore, type PromptRow, type StoredVersion } from "../store/prompts.js";
-import type { ChangeBus } from "./change-bus.js";
-import { toContent } from "./content-input.js";
-import { decodeCursor, encodeCursor } from "./cursor.js";
 import type {
   CreatedPrompt,
   Label,
@@ -22,6 +16,12 @@ import type {
   SavedVersion,
   VersionList,
 } from "@promptstore/core/views";
+import { now } from "../store/ids.js";
+import type { Store } from "../store/index.js";
+import { ProjectStore, type PromptRow, type StoredVersion } from "../store/prompts.js";
+import type { ChangeBus } from "./change-bus.js";
+import { toContent } from "./content-input.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
 
 /** Who is asking: the project of the API key, and the organization whose plan applies. */
 export interface Scope {
@@ -29,6 +29,8 @@ export interface Scope {
   projectName: string;
   orgId: string;
   plan: string;
+  /** Who acts, recorded with each version saved: `key:<prefix>` or `user:<e-mail>`. */
+  actor: string;
 }
 
 export interface ReadOptions {
@@ -136,7 +138,12 @@ export class PromptService {
       id: prompt.id,
       production_version: prompt.production_version,
       latest_version: prompt.latest_version,
-      versions: versions.map((v) => ({ version: v.hash, message: v.message, created_at: v.created_at })),
+      versions: versions.map((v) => ({
+        version: v.hash,
+        message: v.message,
+        created_at: v.created_at,
+        saved_by: v.saved_by,
+      })),
     };
   }
 
@@ -169,6 +176,7 @@ export class PromptService {
         hash,
         message: body.message ?? null,
         created_at: timestamp,
+        saved_by: scope.actor,
         content,
         sections,
       });
@@ -207,6 +215,7 @@ export class PromptService {
         hash,
         message: body.message ?? null,
         created_at: timestamp,
+        saved_by: scope.actor,
         content,
         sections,
       });

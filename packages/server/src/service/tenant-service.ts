@@ -24,7 +24,9 @@ export class TenantService {
   findOrganization = (ref: string) => this.store.findOrganization(ref);
   findProjects = (ref: string) => this.store.findProjects(ref);
   listApiKeys = (projectId: string) => this.store.listApiKeys(projectId);
+  projectsWithCounts = (orgId: string) => this.store.projectsWithCounts(orgId);
   findGrant = (key: string): Promise<KeyGrant | undefined> => this.store.findGrant(key);
+  touchApiKey = (keyId: string, at: string) => this.store.touchApiKey(keyId, at);
 
   createOrganization(name: string, plan: PlanName): Promise<Organization> {
     return this.store.createOrganization(name, plan);
@@ -43,8 +45,9 @@ export class TenantService {
     return this.store.createApiKey(projectId);
   }
 
-  async revokeApiKey(keyId: string): Promise<ApiKeyInfo | undefined> {
-    const revoked = await this.store.revokeApiKey(keyId);
+  /** Within `projectId` when given: a key of another project is then not found. */
+  async revokeApiKey(keyId: string, projectId?: string): Promise<ApiKeyInfo | undefined> {
+    const revoked = await this.store.revokeApiKey(keyId, projectId);
     if (revoked) await this.changed();
     return revoked;
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
+import type { Change } from "@promptstore/core/change";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
-import type { Change } from "@promptstore/core/change";
 import type { Database } from "./schema.js";
 
 /**

@@ -1,5 +1,5 @@
-import type { Kysely } from "kysely";
 import type { Content, SectionWithId, Tool } from "@promptstore/core/content";
+import type { Kysely } from "kysely";
 import type { ChangeChannel } from "./change-channel.js";
 import type { CompiledQueries } from "./compiled-queries.js";
 import type { Database, PromptsTable } from "./schema.js";
@@ -10,9 +10,10 @@ export interface VersionRow {
   hash: string;
   message: string | null;
   created_at: string;
+  saved_by: string | null;
 }
 
-export interface StoredVersion extends VersionRow {
+export interface StoredVersion extends Omit<VersionRow, "saved_by"> {
   sections: SectionWithId[];
   tools: Tool[];
 }
@@ -237,7 +238,7 @@ export class ProjectStore {
   async listVersions(promptId: string): Promise<VersionRow[]> {
     return this.db
       .selectFrom("versions")
-      .select(["hash", "message", "created_at"])
+      .select(["hash", "message", "created_at", "saved_by"])
       .where("project_id", "=", this.projectId)
       .where("prompt_id", "=", promptId)
       .orderBy("created_at", "desc")
@@ -298,7 +299,14 @@ export class ProjectStore {
    */
   async insertVersion(
     promptId: string,
-    version: { hash: string; message: string | null; created_at: string; content: Content; sections: SectionWithId[] },
+    version: {
+      hash: string;
+      message: string | null;
+      created_at: string;
+      saved_by: string;
+      content: Content;
+      sections: SectionWithId[];
+    },
   ): Promise<boolean> {
     const key = { project_id: this.projectId, prompt_id: promptId, hash: version.hash };
     const result = await this.db
@@ -308,6 +316,7 @@ export class ProjectStore {
         message: version.message,
         tool_count: version.content.tools.length,
         created_at: version.created_at,
+        saved_by: version.saved_by,
       })
       .onConflict((oc) => oc.columns(["project_id", "prompt_id", "hash"]).doNothing())
       .executeTakeFirst();

@@ -22,6 +22,8 @@ export interface ApiKeysTable {
   key_hash: string;
   created_at: string;
   revoked_at: string | null;
+  /** Written at most once a minute per key and instance: a read must not pay for a write. */
+  last_used_at: string | null;
 }
 
 export interface PromptsTable {
@@ -42,6 +44,8 @@ export interface VersionsTable {
   message: string | null;
   tool_count: number;
   created_at: string;
+  /** `user:<e-mail>` or `key:<prefix>`; null for versions saved before it was recorded. */
+  saved_by: string | null;
 }
 
 export interface VersionSectionsTable {
@@ -66,6 +70,30 @@ export interface VersionToolsTable {
   definition: string;
 }
 
+export interface UsersTable {
+  id: string;
+  email: string;
+  /** `scrypt$N$r$p$salt$hash`, parameters kept with the hash so they can be raised later. */
+  password_hash: string;
+  must_change_password: number;
+  created_at: string;
+}
+
+export interface MembershipsTable {
+  org_id: string;
+  user_id: string;
+  role: string;
+  created_at: string;
+}
+
+export interface SessionsTable {
+  token_hash: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
@@ -74,4 +102,7 @@ export interface Database {
   versions: VersionsTable;
   version_sections: VersionSectionsTable;
   version_tools: VersionToolsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  sessions: SessionsTable;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { Kysely } from "kysely";
 import { sha256Hex } from "@promptstore/core/hash";
 import type { PlanName } from "@promptstore/core/plans";
+import type { Kysely } from "kysely";
 import { newId, now } from "./ids.js";
 import type { Database } from "./schema.js";
 
@@ -25,6 +25,7 @@ export interface ApiKeyInfo {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
+  last_used_at: string | null;
 }
 
 /** What an API key grants: one project, within one organization and its plan. */
@@ -34,9 +35,12 @@ export interface KeyGrant {
   projectName: string;
   orgId: string;
   plan: string;
+  /** Who acts with this key, as recorded with what it saves: `key:<prefix>`. */
+  actor: string;
 }
 
 const KEY_PREFIX_LENGTH = 12;
+const KEY_COLUMNS = ["id", "project_id", "prefix", "created_at", "revoked_at", "last_used_at"] as const;
 
 export const hashApiKey = (key: string): string => sha256Hex(key);
 
@@ -105,32 +109,50 @@ export class TenantStore {
       .insertInto("api_keys")
       .values({ ...info, key_hash: hashApiKey(key), revoked_at: null })
       .execute();
-    return { ...info, revoked_at: null, key };
+    return { ...info, revoked_at: null, last_used_at: null, key };
   }
 
   async listApiKeys(projectId: string): Promise<ApiKeyInfo[]> {
     return this.db
       .selectFrom("api_keys")
-      .select(["id", "project_id", "prefix", "created_at", "revoked_at"])
+      .select(KEY_COLUMNS)
       .where("project_id", "=", projectId)
       .orderBy("created_at")
       .orderBy("id")
       .execute();
   }
 
-  /** Returns false when no key has that id; revoking twice keeps the first revocation time. */
-  async revokeApiKey(keyId: string): Promise<ApiKeyInfo | undefined> {
-    await this.db
+  /**
+   * Returns undefined when no key has that id (within `projectId`, when given); revoking twice keeps the
+   * first revocation time.
+   */
+  async revokeApiKey(keyId: string, projectId?: string): Promise<ApiKeyInfo | undefined> {
+    let update = this.db
       .updateTable("api_keys")
       .set({ revoked_at: now() })
       .where("id", "=", keyId)
-      .where("revoked_at", "is", null)
+      .where("revoked_at", "is", null);
+    if (projectId !== undefined) update = update.where("project_id", "=", projectId);
+    await update.execute();
+    let select = this.db.selectFrom("api_keys").select(KEY_COLUMNS).where("id", "=", keyId);
+    if (projectId !== undefined) select = select.where("project_id", "=", projectId);
+    return select.executeTakeFirst();
+  }
+
+  async touchApiKey(keyId: string, at: string): Promise<void> {
+    await this.db.updateTable("api_keys").set({ last_used_at: at }).where("id", "=", keyId).execute();
+  }
+
+  /** The organization's projects with how many prompts each holds (the plan's limit counts them). */
+  async projectsWithCounts(orgId: string): Promise<{ id: string; name: string; prompt_count: number }[]> {
+    const rows = await this.db
+      .selectFrom("projects")
+      .select(["id", "name", "prompt_count"])
+      .where("org_id", "=", orgId)
+      .orderBy("created_at")
+      .orderBy("id")
       .execute();
-    return this.db
-      .selectFrom("api_keys")
-      .select(["id", "project_id", "prefix", "created_at", "revoked_at"])
-      .where("id", "=", keyId)
-      .executeTakeFirst();
+    return rows.map((r) => ({ ...r, prompt_count: Number(r.prompt_count) }));
   }
 
   async findGrant(key: string): Promise<KeyGrant | undefined> {
@@ -138,10 +160,19 @@ export class TenantStore {
       .selectFrom("api_keys as k")
       .innerJoin("projects as p", "p.id", "k.project_id")
       .innerJoin("organizations as o", "o.id", "p.org_id")
-      .select(["k.id as keyId", "p.id as projectId", "p.name as projectName", "o.id as orgId", "o.plan as plan"])
+      .select([
+        "k.id as keyId",
+        "k.prefix",
+        "p.id as projectId",
+        "p.name as projectName",
+        "o.id as orgId",
+        "o.plan as plan",
+      ])
       .where("k.key_hash", "=", hashApiKey(key))
       .where("k.revoked_at", "is", null)
       .executeTakeFirst();
-    return row;
+    if (!row) return undefined;
+    const { prefix, ...grant } = row;
+    return { ...grant, actor: `key:${prefix}` };
   }
 }

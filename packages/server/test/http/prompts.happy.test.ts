@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
 import { contentHash } from "@promptstore/core/hash";
+import { describe, expect, it } from "vitest";
 import {
   createdPrompt,
   promptList,

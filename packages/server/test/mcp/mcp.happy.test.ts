@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/client";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 import { connectMcp, ERAS, MCP_TOOLS, toolData } from "../support/mcp.js";

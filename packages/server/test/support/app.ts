@@ -1,6 +1,6 @@
+import type { PlanName } from "@promptstore/core/plans";
 import { afterEach, beforeEach } from "vitest";
 import { type Config, defaultConfig } from "../../src/config.js";
-import type { PlanName } from "@promptstore/core/plans";
 import { type App, buildApp } from "../../src/http/app.js";
 import type { Store } from "../../src/store/index.js";
 import { freshStore, type TestDatabase } from "./databases.js";

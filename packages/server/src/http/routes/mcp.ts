@@ -1,6 +1,6 @@
 import { localhostAllowedOrigins, type McpHttpHandler, validateOriginHeader } from "@modelcontextprotocol/server";
-import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError } from "@promptstore/core/errors";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { authInfoFor } from "../../mcp/endpoint.js";
 import { scopeOf } from "../auth.js";
 

@@ -1,6 +1,6 @@
+import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
-import { AppError } from "@promptstore/core/errors";
 import type { Store } from "../../store/index.js";
 import { ok } from "../envelope.js";
 import { buildOpenApiDocument } from "../openapi.js";

@@ -1,6 +1,6 @@
+import type { PromptView } from "@promptstore/core/views";
 import type { FastifyInstance } from "fastify";
 import type { PromptService } from "../../service/prompt-service.js";
-import type { PromptView } from "@promptstore/core/views";
 import { scopeOf } from "../auth.js";
 import { sendCachedRead } from "../cached-read.js";
 import type { ReadCache } from "../read-cache.js";

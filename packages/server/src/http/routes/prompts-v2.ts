@@ -1,5 +1,5 @@
-import type { FastifyInstance } from "fastify";
 import { createPromptBody, listQuery, publishBody, readQuery, saveVersionBody } from "@promptstore/core/schemas";
+import type { FastifyInstance } from "fastify";
 import type { PromptService } from "../../service/prompt-service.js";
 import { scopeOf } from "../auth.js";
 import { sendCachedRead } from "../cached-read.js";

@@ -1,10 +1,11 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as m001 from "./001-initial.js";
 import * as m002 from "./002-rate-limits.js";
+import * as m003 from "./003-accounts.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { "001-initial": m001, "002-rate-limits": m002 };
+    return { "001-initial": m001, "002-rate-limits": m002, "003-accounts": m003 };
   },
 };

@@ -1,0 +1,119 @@
+/**
+ * The dashboard API (`/api/dashboard/…`): its input schemas, used by the server to validate and by the
+ * dashboard's forms, and the shapes it answers with. Prompt bodies (create, save, publish) are the REST
+ * schemas of `schemas.ts`; only what is the dashboard's own lives here.
+ */
+import { z } from "zod";
+import type { PromptListItem } from "./views.js";
+
+export const ROLES = ["owner", "editor", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MAX_LENGTH = 200;
+
+export const email = z
+  .string()
+  .trim()
+  .max(254, "must be at most 254 characters")
+  .pipe(z.email("must be an e-mail address"))
+  .transform((e) => e.toLowerCase());
+
+export const newPassword = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
+  .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
+
+/** A password as typed at sign-in: not checked against the rules of today, only bounded. */
+const givenPassword = z
+  .string()
+  .min(1, "must not be empty")
+  .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
+
+export const role = z.enum(ROLES, { error: "must be owner, editor or viewer" });
+
+export const signInBody = z.strictObject({ email, password: givenPassword });
+export const changePasswordBody = z.strictObject({ current_password: givenPassword, new_password: newPassword });
+export const createProjectBody = z.strictObject({
+  name: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
+});
+export const addMemberBody = z.strictObject({ email, role });
+export const changeRoleBody = z.strictObject({ role });
+
+export type SignInBody = z.infer<typeof signInBody>;
+export type ChangePasswordBody = z.infer<typeof changePasswordBody>;
+export type CreateProjectBody = z.infer<typeof createProjectBody>;
+export type AddMemberBody = z.infer<typeof addMemberBody>;
+
+/** What a role may do; the server enforces it, the dashboard only hides what would be refused. */
+export const PERMISSIONS = {
+  read: ["owner", "editor", "viewer"],
+  write: ["owner", "editor"],
+  admin: ["owner"],
+} as const satisfies Record<string, readonly Role[]>;
+export type Permission = keyof typeof PERMISSIONS;
+
+export function can(role: Role, permission: Permission): boolean {
+  return (PERMISSIONS[permission] as readonly Role[]).includes(role);
+}
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  /** True after a generated (one-time) password: the dashboard asks for a new one before anything else. */
+  must_change_password: boolean;
+}
+
+export interface ProjectSummary {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface Membership {
+  org: { id: string; name: string; plan: string };
+  role: Role;
+  projects: ProjectSummary[];
+}
+
+/** GET/POST /api/dashboard/session. `csrf_token` goes in the `x-csrf-token` header of every mutation. */
+export interface SessionView {
+  user: SessionUser;
+  csrf_token: string;
+  memberships: Membership[];
+}
+
+export interface DashboardPromptList {
+  project: { id: string; name: string };
+  /** The caller's role in the project's organization. */
+  role: Role;
+  prompts: (PromptListItem & { variables: string[] })[];
+}
+
+export interface ApiKeyView {
+  id: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface MemberView {
+  user_id: string;
+  email: string;
+  role: Role;
+  created_at: string;
+}
+
+/** POST …/members: `password` is present (shown once) only when the e-mail had no account yet. */
+export interface AddedMember extends MemberView {
+  password?: string;
+}
+
+export interface UsageView {
+  org: { id: string; name: string; plan: string };
+  limits: { prompts_per_project: number | null; requests_per_minute: number | null };
+  /** This minute's requests of the organization (all its keys); null when the plan has no rate limit. */
+  rate: { limit: number; used: number; remaining: number; reset_seconds: number } | null;
+  projects: { id: string; name: string; prompt_count: number }[];
+}

@@ -1,0 +1,228 @@
+/**
+ * Every query and mutation of the dashboard, keyed by resource. Mutations invalidate the keys of what
+ * they change; a key is a prefix of the narrower ones, so invalidating a project's prompts also
+ * refreshes each prompt's views and version list.
+ */
+import type {
+  AddedMember,
+  ApiKeyView,
+  ChangePasswordBody,
+  DashboardPromptList,
+  MemberView,
+  ProjectSummary,
+  Role,
+  SessionView,
+  SignInBody,
+  UsageView,
+} from "@promptstore/core/dashboard";
+import type { CreatePromptBody, SaveVersionBody } from "@promptstore/core/schemas";
+import type { CreatedPrompt, PromptView, PublishedVersion, SavedVersion, VersionList } from "@promptstore/core/views";
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { ApiError, del, get, patch, path, post, put, setCsrfToken } from "./client";
+
+export const keys = {
+  session: ["session"] as const,
+  prompts: (projectId: string) => ["projects", projectId, "prompts"] as const,
+  prompt: (projectId: string, promptId: string) => ["projects", projectId, "prompts", promptId] as const,
+  promptView: (projectId: string, promptId: string, version: string, guard: boolean) =>
+    ["projects", projectId, "prompts", promptId, "view", version, guard] as const,
+  versions: (projectId: string, promptId: string) => ["projects", projectId, "prompts", promptId, "versions"] as const,
+  apiKeys: (projectId: string) => ["projects", projectId, "keys"] as const,
+  members: (orgId: string) => ["orgs", orgId, "members"] as const,
+  usage: (orgId: string) => ["orgs", orgId, "usage"] as const,
+};
+
+const projectPath = (projectId: string) => path`/api/dashboard/projects/${projectId}`;
+const promptPath = (projectId: string, promptId: string) => `${projectPath(projectId)}${path`/prompts/${promptId}`}`;
+const orgPath = (orgId: string) => path`/api/dashboard/orgs/${orgId}`;
+
+function remember(session: SessionView): SessionView {
+  setCsrfToken(session.csrf_token);
+  return session;
+}
+
+/** The signed-in session, or null: a 401 here is the ordinary answer "not signed in", not an error. */
+export const sessionQuery = queryOptions({
+  queryKey: keys.session,
+  queryFn: async (): Promise<SessionView | null> => {
+    try {
+      return remember(await get<SessionView>("/api/dashboard/session"));
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) {
+        setCsrfToken(null);
+        return null;
+      }
+      throw error;
+    }
+  },
+  staleTime: 5 * 60_000,
+});
+
+export const promptListQuery = (projectId: string) =>
+  queryOptions({
+    queryKey: keys.prompts(projectId),
+    queryFn: () => get<DashboardPromptList>(`${projectPath(projectId)}/prompts`),
+  });
+
+export const promptViewQuery = (projectId: string, promptId: string, version: string, guard: boolean) =>
+  queryOptions({
+    queryKey: keys.promptView(projectId, promptId, version, guard),
+    queryFn: () =>
+      get<PromptView>(
+        `${promptPath(projectId, promptId)}?${new URLSearchParams({ version, guard: String(guard) }).toString()}`,
+      ),
+    // A version hash names immutable content; only the pointers move.
+    staleTime: /^[0-9a-f]{7,64}$/.test(version) ? Number.POSITIVE_INFINITY : 30_000,
+  });
+
+export const versionsQuery = (projectId: string, promptId: string) =>
+  queryOptions({
+    queryKey: keys.versions(projectId, promptId),
+    queryFn: () => get<VersionList>(`${promptPath(projectId, promptId)}/versions`),
+  });
+
+export const apiKeysQuery = (projectId: string) =>
+  queryOptions({
+    queryKey: keys.apiKeys(projectId),
+    queryFn: () => get<{ keys: ApiKeyView[] }>(`${projectPath(projectId)}/keys`),
+  });
+
+export const membersQuery = (orgId: string) =>
+  queryOptions({
+    queryKey: keys.members(orgId),
+    queryFn: () => get<{ members: MemberView[] }>(`${orgPath(orgId)}/members`),
+  });
+
+export const usageQuery = (orgId: string) =>
+  queryOptions({
+    queryKey: keys.usage(orgId),
+    queryFn: () => get<UsageView>(`${orgPath(orgId)}/usage`),
+    // The rate-limit window is a minute: keep the meter roughly current while the page is open.
+    refetchInterval: 15_000,
+  });
+
+/** Mutations whose 401 is an answer for the form (wrong password), not an expired session. */
+export const OWN_401 = { handles401: true } as const;
+
+export function useSignIn() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SignInBody) => post<SessionView>("/api/dashboard/session", body),
+    meta: OWN_401,
+    onSuccess: (session) => {
+      // Another user may have been signed in in this tab before: nothing of theirs may show.
+      client.removeQueries({ predicate: (q) => q.queryKey[0] !== "session" });
+      client.setQueryData(keys.session, remember(session));
+    },
+  });
+}
+
+export function useSignOut() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => del<{ signed_out: true }>("/api/dashboard/session"),
+    meta: OWN_401,
+    // Signed out either way: a 401 means the session had already ended.
+    onSettled: () => {
+      setCsrfToken(null);
+      client.removeQueries({ predicate: (q) => q.queryKey[0] !== "session" });
+      client.setQueryData(keys.session, null);
+    },
+  });
+}
+
+export function useChangePassword() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ChangePasswordBody) => post<SessionView>("/api/dashboard/password", body),
+    meta: OWN_401,
+    onSuccess: (session) => client.setQueryData(keys.session, remember(session)),
+  });
+}
+
+export function useCreateProject() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ orgId, name }: { orgId: string; name: string }) =>
+      post<ProjectSummary>(`${orgPath(orgId)}/projects`, { name }),
+    onSuccess: (_project, { orgId }) =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: keys.session }),
+        client.invalidateQueries({ queryKey: keys.usage(orgId) }),
+      ]),
+  });
+}
+
+export function useCreatePrompt(projectId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: CreatePromptBody) => post<CreatedPrompt>(`${projectPath(projectId)}/prompts`, body),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.prompts(projectId) }),
+  });
+}
+
+export function useSaveVersion(projectId: string, promptId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SaveVersionBody) => put<SavedVersion>(promptPath(projectId, promptId), body),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.prompts(projectId) }),
+  });
+}
+
+export function usePublish(projectId: string, promptId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (version: string) => post<PublishedVersion>(`${promptPath(projectId, promptId)}/publish`, { version }),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.prompts(projectId) }),
+  });
+}
+
+export function useCreateKey(projectId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => post<ApiKeyView & { key: string }>(`${projectPath(projectId)}/keys`, {}),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.apiKeys(projectId) }),
+  });
+}
+
+export function useRevokeKey(projectId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (keyId: string) => del<ApiKeyView>(`${projectPath(projectId)}${path`/keys/${keyId}`}`),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.apiKeys(projectId) }),
+  });
+}
+
+export function useAddMember(orgId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { email: string; role: Role }) => post<AddedMember>(`${orgPath(orgId)}/members`, body),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.members(orgId) }),
+  });
+}
+
+export function useChangeRole(orgId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ userId, role }: { userId: string; role: Role }) =>
+      patch<MemberView>(`${orgPath(orgId)}${path`/members/${userId}`}`, { role }),
+    // The signed-in user may have changed their own role: the session lists it.
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: keys.members(orgId) }),
+        client.invalidateQueries({ queryKey: keys.session }),
+      ]),
+  });
+}
+
+export function useRemoveMember(orgId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (userId: string) => del<{ removed: true }>(`${orgPath(orgId)}${path`/members/${userId}`}`),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: keys.members(orgId) }),
+        client.invalidateQueries({ queryKey: keys.session }),
+      ]),
+  });
+}

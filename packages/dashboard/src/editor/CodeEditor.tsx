@@ -1,0 +1,129 @@
+/**
+ * CodeMirror 6 behind a small controlled-input API. Loaded lazily (it is most of the editor's weight),
+ * so the prompt list and sign-in never fetch it.
+ */
+import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import { json, jsonParseLinter } from "@codemirror/lang-json";
+import { markdownKeymap, markdownLanguage } from "@codemirror/lang-markdown";
+import { syntaxHighlighting } from "@codemirror/language";
+import { linter } from "@codemirror/lint";
+import { Compartment, EditorState, type Extension } from "@codemirror/state";
+import { drawSelection, EditorView, keymap, placeholder as placeholderText } from "@codemirror/view";
+import { classHighlighter } from "@lezer/highlight";
+import { useEffect, useRef } from "react";
+import { variableHighlight } from "./variable-highlight";
+import "./code-editor.css";
+
+export interface CodeEditorProps {
+  value: string;
+  onChange: (value: string) => void;
+  language: "markdown" | "json";
+  /** The accessible name of the editable area. */
+  label: string;
+  readOnly?: boolean;
+  invalid?: boolean;
+  describedBy?: string | undefined;
+  placeholder?: string;
+}
+
+// Alt+ArrowUp/Down move the whole section in the prompt editor, so CodeMirror must not take them for
+// moving lines. Tab is left to the browser too: it moves focus out instead of trapping the keyboard.
+const keys = defaultKeymap.filter((binding) => binding.key !== "Alt-ArrowUp" && binding.key !== "Alt-ArrowDown");
+
+const theme = EditorView.theme({
+  "&": {
+    backgroundColor: "var(--surface)",
+    color: "var(--text)",
+    border: "1px solid var(--border-strong)",
+    borderRadius: "var(--radius-sm)",
+    fontSize: "var(--text-sm)",
+  },
+  "&.cm-focused": {
+    outline: "none",
+    borderColor: "var(--accent)",
+    boxShadow: "0 0 0 3px color-mix(in srgb, var(--accent) 25%, transparent)",
+  },
+  ".cm-scroller": { fontFamily: "var(--font-mono)", lineHeight: "1.6", minHeight: "88px", maxHeight: "560px" },
+  ".cm-content": { padding: "8px 0", caretColor: "var(--text)" },
+  ".cm-line": { padding: "0 12px" },
+  ".cm-cursor": { borderLeftColor: "var(--text)" },
+  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": {
+    backgroundColor: "color-mix(in srgb, var(--accent) 25%, transparent) !important",
+  },
+  ".cm-placeholder": { color: "var(--text-3)" },
+});
+
+function languageOf(language: CodeEditorProps["language"]): Extension {
+  return language === "json"
+    ? [json(), linter(jsonParseLinter(), { delay: 300 })]
+    : [markdownLanguage, keymap.of(markdownKeymap), variableHighlight];
+}
+
+function ariaAttributes(props: Pick<CodeEditorProps, "label" | "describedBy" | "invalid" | "readOnly">) {
+  const attributes: Record<string, string> = { "aria-label": props.label, "aria-multiline": "true" };
+  if (props.describedBy) attributes["aria-describedby"] = props.describedBy;
+  if (props.invalid) attributes["aria-invalid"] = "true";
+  if (props.readOnly) attributes["aria-readonly"] = "true";
+  return attributes;
+}
+
+export default function CodeEditor(props: CodeEditorProps) {
+  const { value, language, readOnly = false, placeholder } = props;
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const onChange = useRef(props.onChange);
+  onChange.current = props.onChange;
+  const dynamic = useRef(new Compartment());
+  const attributes = ariaAttributes(props);
+  const attributesKey = JSON.stringify(attributes);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the view is made once; later props are applied below
+  useEffect(() => {
+    if (!host.current) return;
+    const editor = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        doc: value,
+        extensions: [
+          history(),
+          drawSelection(),
+          keymap.of([...keys, ...historyKeymap]),
+          EditorView.lineWrapping,
+          syntaxHighlighting(classHighlighter),
+          theme,
+          languageOf(language),
+          placeholder ? placeholderText(placeholder) : [],
+          dynamic.current.of([EditorState.readOnly.of(readOnly), EditorView.contentAttributes.of(attributes)]),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged) onChange.current(update.state.doc.toString());
+          }),
+        ],
+      }),
+    });
+    view.current = editor;
+    return () => {
+      editor.destroy();
+      view.current = null;
+    };
+  }, []);
+
+  // A value set from outside (reset, load) replaces the document; typing does not come back through here.
+  useEffect(() => {
+    const editor = view.current;
+    if (editor && editor.state.doc.toString() !== value) {
+      editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } });
+    }
+  }, [value]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: attributesKey stands for attributes
+  useEffect(() => {
+    view.current?.dispatch({
+      effects: dynamic.current.reconfigure([
+        EditorState.readOnly.of(readOnly),
+        EditorView.contentAttributes.of(attributes),
+      ]),
+    });
+  }, [readOnly, attributesKey]);
+
+  return <div ref={host} className="code-editor" />;
+}

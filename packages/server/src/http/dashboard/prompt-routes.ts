@@ -1,0 +1,72 @@
+import type { DashboardPromptList } from "@promptstore/core/dashboard";
+import { createPromptBody, publishBody, readQuery, saveVersionBody } from "@promptstore/core/schemas";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { AccountService } from "../../service/account-service.js";
+import type { PromptService } from "../../service/prompt-service.js";
+import { ok } from "../envelope.js";
+import { promptIdParam } from "../routes/params.js";
+import { parseInput } from "../validate.js";
+import { userOf } from "./session-auth.js";
+
+const PREFIX = "/api/dashboard/projects/:projectId";
+
+export const projectIdParam = (request: FastifyRequest): string => (request.params as { projectId: string }).projectId;
+
+/**
+ * The prompt screens' API: the same PromptService and the same schemas as REST, reached through a
+ * session. The account service turns (user, project, what is asked) into a scope or a refusal.
+ */
+export function registerDashboardPromptRoutes(
+  app: FastifyInstance,
+  accounts: AccountService,
+  prompts: PromptService,
+): void {
+  const session = { config: { session: true } };
+  const scope = (request: FastifyRequest, permission: "read" | "write") =>
+    accounts.projectScope(userOf(request), projectIdParam(request), permission);
+
+  app.get(`${PREFIX}/prompts`, session, async (request) => {
+    const granted = await scope(request, "read");
+    const list: DashboardPromptList = {
+      project: { id: granted.projectId, name: granted.projectName },
+      role: granted.role,
+      prompts: await prompts.listWithVariables(granted),
+    };
+    return ok(list);
+  });
+
+  app.post(`${PREFIX}/prompts`, session, async (request, reply) => {
+    const granted = await scope(request, "write");
+    const body = parseInput(createPromptBody, request.body, "body");
+    reply.code(201);
+    return ok(await prompts.create(granted, body));
+  });
+
+  app.get(`${PREFIX}/prompts/:id`, session, async (request) => {
+    const granted = await scope(request, "read");
+    const query = parseInput(readQuery, request.query, "query");
+    return ok(
+      await prompts.read(granted, promptIdParam(request.params), {
+        version: query.version,
+        guard: query.guard !== "false",
+      }),
+    );
+  });
+
+  app.get(`${PREFIX}/prompts/:id/versions`, session, async (request) => {
+    const granted = await scope(request, "read");
+    return ok(await prompts.listVersions(granted, promptIdParam(request.params)));
+  });
+
+  app.put(`${PREFIX}/prompts/:id`, session, async (request) => {
+    const granted = await scope(request, "write");
+    const body = parseInput(saveVersionBody, request.body, "body");
+    return ok(await prompts.save(granted, promptIdParam(request.params), body));
+  });
+
+  app.post(`${PREFIX}/prompts/:id/publish`, session, async (request) => {
+    const granted = await scope(request, "write");
+    const body = parseInput(publishBody, request.body ?? {}, "body");
+    return ok(await prompts.publish(granted, promptIdParam(request.params), body.version ?? "latest"));
+  });
+}

@@ -1,0 +1,183 @@
+import { createHash, randomBytes } from "node:crypto";
+import { can, type Permission, type Role } from "@promptstore/core/dashboard";
+import { AppError, conflict, notFound } from "@promptstore/core/errors";
+import type { AccountStore, ProjectGrant, User } from "../store/accounts.js";
+import { decoyHash, generatePassword, hashPassword, verifyPassword } from "./passwords.js";
+import type { Scope } from "./prompt-service.js";
+
+export interface SignedIn {
+  /** The cookie's value; only its SHA-256 is stored. */
+  token: string;
+  user: User;
+  csrfToken: string;
+}
+
+export interface SessionState {
+  user: User;
+  csrfToken: string;
+}
+
+export interface AccountOptions {
+  sessionTtlMs: number;
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const WRONG_CREDENTIALS = "email: the e-mail or the password is wrong";
+
+/**
+ * Dashboard accounts: users, sessions, and what each user may do where. Every dashboard action asks this
+ * service for a scope with the permission it needs, so a role is enforced here, whatever the UI shows.
+ */
+export class AccountService {
+  constructor(
+    readonly store: AccountStore,
+    private readonly options: AccountOptions,
+  ) {}
+
+  /** Creates an account; a password is generated (and returned, to be shown once) when none is given. */
+  async createUser(
+    email: string,
+    password?: string,
+  ): Promise<{ user: User; password: string; generated: boolean } | undefined> {
+    const chosen = password ?? generatePassword();
+    // A generated password is a one-time password: its holder is asked to choose one at first sign-in.
+    const user = await this.store.createUser(email, await hashPassword(chosen), password === undefined);
+    return user && { user, password: chosen, generated: password === undefined };
+  }
+
+  /**
+   * Checks the credentials; unknown e-mail and wrong password give the same error after the same work.
+   * Throttling is the caller's (it knows the client's address).
+   */
+  async signIn(email: string, password: string): Promise<SignedIn> {
+    const user = await this.store.findUserByEmail(email);
+    const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
+    if (!user || !valid) throw new AppError("unauthorized", WRONG_CREDENTIALS);
+    return this.startSession(user);
+  }
+
+  private async startSession(user: User): Promise<SignedIn> {
+    const token = randomBytes(32).toString("base64url");
+    const csrfToken = randomBytes(24).toString("base64url");
+    const expires = new Date(Date.now() + this.options.sessionTtlMs).toISOString();
+    await this.store.createSession(sha256(token), user.id, csrfToken, expires);
+    return { token, user, csrfToken };
+  }
+
+  async session(token: string): Promise<SessionState | undefined> {
+    const session = await this.store.findSession(sha256(token));
+    if (!session) return undefined;
+    if (session.expires_at <= new Date().toISOString()) {
+      await this.store.deleteSession(sha256(token));
+      return undefined;
+    }
+    const user = await this.store.findUser(session.user_id);
+    return user && { user, csrfToken: session.csrf_token };
+  }
+
+  signOut(token: string): Promise<void> {
+    return this.store.deleteSession(sha256(token));
+  }
+
+  /** Ends every session of the user (this one too) and opens a new one for the browser that asked. */
+  async changePassword(user: User, current: string, next: string): Promise<SignedIn> {
+    if (!(await verifyPassword(current, user.password_hash))) {
+      throw new AppError("forbidden", "current_password: is wrong");
+    }
+    await this.store.setPassword(user.id, await hashPassword(next), false);
+    await this.store.deleteSessionsOf(user.id);
+    return this.startSession({ ...user, must_change_password: false });
+  }
+
+  /** The operator's reset: a new password (generated unless given), and every session ends. */
+  async resetPassword(email: string, password?: string): Promise<{ user: User; password: string } | undefined> {
+    const user = await this.store.findUserByEmail(email);
+    if (!user) return undefined;
+    const chosen = password ?? generatePassword();
+    await this.store.setPassword(user.id, await hashPassword(chosen), password === undefined);
+    await this.store.deleteSessionsOf(user.id);
+    return { user, password: chosen };
+  }
+
+  /**
+   * The scope through which a user acts on a project. A project of an organization the user is not in
+   * is not found, exactly like one that does not exist; a role too low for the action is 403.
+   */
+  async projectScope(user: User, projectId: string, permission: Permission): Promise<Scope & { role: Role }> {
+    const grant = await this.store.projectGrant(user.id, projectId);
+    if (!grant) throw notFound(`project ${projectId.slice(0, 64)} not found`);
+    requirePermission(grant.role, permission);
+    return toScope(grant, user);
+  }
+
+  /** The user's standing in an organization, with the same rules as projectScope. */
+  async orgAccess(user: User, orgId: string, permission: Permission) {
+    const found = await this.store.orgRole(user.id, orgId);
+    if (!found) throw notFound(`organization ${orgId.slice(0, 64)} not found`);
+    requirePermission(found.role, permission);
+    return { id: orgId, ...found };
+  }
+
+  memberships(user: User) {
+    return this.store.membershipsOf(user.id);
+  }
+
+  members(orgId: string) {
+    return this.store.members(orgId);
+  }
+
+  /** Adds an existing account, or creates one with a one-time password returned to show once. */
+  async addMember(orgId: string, email: string, role: Role) {
+    let password: string | undefined;
+    let user = await this.store.findUserByEmail(email);
+    if (!user) {
+      const created = await this.createUser(email);
+      // A concurrent request may have created it since; then it is simply an existing account.
+      user = created?.user ?? (await this.store.findUserByEmail(email));
+      password = created?.password;
+    }
+    if (!user) throw conflict(`email: ${email} could not be added; retry`);
+    if (!(await this.store.addMembership(orgId, user.id, role))) {
+      throw conflict(`email: ${email} is already a member of this organization`);
+    }
+    const member = (await this.store.members(orgId)).find((m) => m.user_id === user.id);
+    if (!member) throw notFound(`member ${email} not found`);
+    return { ...member, ...(password !== undefined ? { password } : {}) };
+  }
+
+  async changeRole(orgId: string, userId: string, role: Role) {
+    await this.settle(await this.store.changeMembership(orgId, userId, { role }), userId);
+    const member = (await this.store.members(orgId)).find((m) => m.user_id === userId);
+    if (!member) throw notFound(`member ${userId.slice(0, 64)} not found`);
+    return member;
+  }
+
+  async removeMember(orgId: string, userId: string): Promise<void> {
+    await this.settle(await this.store.changeMembership(orgId, userId, { remove: true }), userId);
+  }
+
+  private async settle(outcome: "done" | "not_found" | "last_owner", userId: string): Promise<void> {
+    if (outcome === "not_found") throw notFound(`member ${userId.slice(0, 64)} not found`);
+    if (outcome === "last_owner") {
+      throw conflict("role: an organization keeps at least one owner; make someone else owner first");
+    }
+  }
+}
+
+function requirePermission(role: Role, permission: Permission): void {
+  if (!can(role, permission)) {
+    const needed = permission === "admin" ? "owner" : "editor or owner";
+    throw new AppError("forbidden", `role: ${role} may not do this; it needs ${needed}`);
+  }
+}
+
+function toScope(grant: ProjectGrant, user: User): Scope & { role: Role } {
+  return {
+    projectId: grant.projectId,
+    projectName: grant.projectName,
+    orgId: grant.orgId,
+    plan: grant.plan,
+    actor: `user:${user.email}`,
+    role: grant.role,
+  };
+}
