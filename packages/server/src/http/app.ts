@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import fastifyCookie from "@fastify/cookie";
-import fastifyHelmet from "@fastify/helmet";
 import { AppError } from "@promptstore/core/errors";
 import { LIMITS } from "@promptstore/core/schemas";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
@@ -32,7 +31,7 @@ import { mcpOriginCheck, registerMcpRoute } from "./routes/mcp.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
-import { CONTENT_SECURITY_POLICY } from "./security-headers.js";
+import { DASHBOARD_SECURITY_HEADERS } from "./security-headers.js";
 
 export interface AppOptions {
   store: Store;
@@ -115,17 +114,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
     reply.header("cache-control", "no-store");
     reply.header("x-api-version", v1 ? "1" : "2");
     if (v1) reply.header("deprecation", "true");
+    // The dashboard (its pages, files and API) gets helmet's headers and its CSP; /api/v1 and /api/v2 are
+    // JSON for programs and keep their lean hot path.
+    else if (!request.url.startsWith("/api/v2/")) reply.headers(DASHBOARD_SECURITY_HEADERS);
     done();
   });
   guardRoutes(server, { keys, limiter, checkOrigin: mcpOriginCheck(config.PROMPTSTORE_MCP_ALLOWED_ORIGINS) });
   guardSessionRoutes(server, accounts);
   // Cookies are parsed only where a session is read, not on every API request.
   await server.register(fastifyCookie, { hook: false });
-  await server.register(fastifyHelmet, {
-    contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_POLICY },
-    // Self-hosted servers are often reached over plain HTTP by address; HSTS is the proxy's to set.
-    strictTransportSecurity: false,
-  });
 
   // JSON only: without Fastify's text/plain parser, any other content type is a 415.
   server.removeAllContentTypeParsers();

@@ -249,7 +249,11 @@ describe.each(DATABASES)("dashboard sessions ($name)", (database) => {
   describe("secrets at rest", () => {
     it("stores passwords as scrypt hashes and sessions as SHA-256 of the cookie", async () => {
       const b = await member(t, "viewer");
-      const user = await t.store.db.selectFrom("users").selectAll().where("email", "=", b.email).executeTakeFirstOrThrow();
+      const user = await t.store.db
+        .selectFrom("users")
+        .selectAll()
+        .where("email", "=", b.email)
+        .executeTakeFirstOrThrow();
       expect(user.password_hash).toMatch(/^scrypt\$32768\$8\$3\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{44}$/);
       expect(user.password_hash).not.toContain(PASSWORD);
       const sessions = await t.store.db.selectFrom("sessions").selectAll().execute();

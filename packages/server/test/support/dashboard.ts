@@ -48,7 +48,11 @@ export function browser(t: TestApp, email: string, userId: string, cookie: strin
       const headers: Record<string, string> = { cookie: `ps_session=${cookie}`, ...options.headers };
       const token = options.csrf === undefined ? csrf : options.csrf;
       if (method !== "GET" && token !== null) headers["x-csrf-token"] = token;
-      return t.request(method, url, { key: null, headers, ...(options.body !== undefined ? { body: options.body } : {}) });
+      return t.request(method, url, {
+        key: null,
+        headers,
+        ...(options.body !== undefined ? { body: options.body } : {}),
+      });
     },
   };
 }

@@ -72,27 +72,29 @@ function sameToken(given: string, expected: string): boolean {
 /** Attaches the session check to every route that declares `config.session`. Call before registering them. */
 export function guardSessionRoutes(app: FastifyInstance, accounts: AccountService): void {
   app.decorateRequest("account", null);
-  const hook = (beforePasswordChange: boolean): onRequestHookHandler => async (request, reply) => {
-    const mutation = !SAFE_METHODS.has(request.method);
-    if (mutation) checkSameOrigin(request);
-    const token = sessionToken(app, request);
-    const session = token === undefined ? undefined : await accounts.session(token);
-    if (!session) {
-      if (token !== undefined) clearSessionCookie(request, reply);
-      throw new AppError("unauthorized", "session: not signed in, or the session has ended; sign in again");
-    }
-    if (mutation) {
-      const given = request.headers["x-csrf-token"];
-      if (typeof given !== "string" || !sameToken(given, session.csrfToken)) {
-        throw new AppError("forbidden", "x-csrf-token: missing or wrong CSRF token; reload the page");
+  const hook =
+    (beforePasswordChange: boolean): onRequestHookHandler =>
+    async (request, reply) => {
+      const mutation = !SAFE_METHODS.has(request.method);
+      if (mutation) checkSameOrigin(request);
+      const token = sessionToken(app, request);
+      const session = token === undefined ? undefined : await accounts.session(token);
+      if (!session) {
+        if (token !== undefined) clearSessionCookie(request, reply);
+        throw new AppError("unauthorized", "session: not signed in, or the session has ended; sign in again");
       }
-    }
-    // A one-time password opens the door to choosing a real one, and to nothing else.
-    if (session.user.must_change_password && !beforePasswordChange) {
-      throw new AppError("forbidden", "password: choose a new password first (POST /api/dashboard/password)");
-    }
-    request.account = session;
-  };
+      if (mutation) {
+        const given = request.headers["x-csrf-token"];
+        if (typeof given !== "string" || !sameToken(given, session.csrfToken)) {
+          throw new AppError("forbidden", "x-csrf-token: missing or wrong CSRF token; reload the page");
+        }
+      }
+      // A one-time password opens the door to choosing a real one, and to nothing else.
+      if (session.user.must_change_password && !beforePasswordChange) {
+        throw new AppError("forbidden", "password: choose a new password first (POST /api/dashboard/password)");
+      }
+      request.account = session;
+    };
   app.addHook("onRoute", (route) => {
     if (!route.config?.session) return;
     const own =

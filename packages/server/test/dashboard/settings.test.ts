@@ -1,0 +1,189 @@
+import { describe, expect, it } from "vitest";
+import { promptBody, useTestApp } from "../support/app.js";
+import { member, newUser, signIn } from "../support/dashboard.js";
+import { DATABASES } from "../support/databases.js";
+
+describe.each(DATABASES)("dashboard project settings ($name)", (database) => {
+  const t = useTestApp(database);
+
+  describe("API keys", () => {
+    it("creates a key shown once, lists it by prefix with last use, and revokes it: REST then says 401", async () => {
+      const owner = await member(t, "owner");
+      const keys = `/api/dashboard/projects/${t.project.projectId}/keys`;
+      const created = await owner.call("POST", keys, { body: {} });
+      expect(created.status).toBe(201);
+      const { key, ...view } = created.body.data;
+      expect(key).toMatch(/^ps_[A-Za-z0-9_-]{43}$/);
+      expect(view).toEqual({
+        id: expect.stringMatching(/^key_/),
+        prefix: key.slice(0, 12),
+        created_at: expect.any(String),
+        last_used_at: null,
+        revoked_at: null,
+      });
+
+      expect((await t.request("GET", "/api/v2/prompts", { key })).status).toBe(200);
+      // The use is recorded without the request waiting for it; give the write a moment to land.
+      let listed: any[] = [];
+      for (let n = 0; n < 50; n++) {
+        listed = (await owner.call("GET", keys)).body.data.keys;
+        if (listed.find((k) => k.id === view.id)?.last_used_at) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(listed.map((k) => k.prefix)).toEqual([t.key.slice(0, 12), key.slice(0, 12)]);
+      const mine = listed.find((k) => k.id === view.id);
+      expect(Date.parse(mine.last_used_at)).toBeGreaterThanOrEqual(Date.parse(view.created_at));
+      expect(JSON.stringify(listed)).not.toContain(key);
+
+      const revoked = await owner.call("DELETE", `${keys}/${view.id}`);
+      expect(revoked.body.data).toEqual({ ...mine, revoked_at: expect.any(String) });
+      const refused = await t.request("GET", "/api/v2/prompts", { key });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual({ success: false, error: "x-api-key: invalid API key" });
+    });
+
+    it("revoking an unknown key is 404", async () => {
+      const owner = await member(t, "owner");
+      const res = await owner.call("DELETE", `/api/dashboard/projects/${t.project.projectId}/keys/key_nope`);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ success: false, error: "key key_nope not found" });
+    });
+  });
+
+  describe("members", () => {
+    it("adds a new account with a one-time password shown once, which signs in", async () => {
+      const owner = await member(t, "owner");
+      const members = `/api/dashboard/orgs/${t.project.orgId}/members`;
+      const added = await owner.call("POST", members, { body: { email: "New.Person@Example.com", role: "viewer" } });
+      expect(added.status).toBe(201);
+      expect(added.body.data).toEqual({
+        user_id: expect.stringMatching(/^usr_/),
+        email: "new.person@example.com",
+        role: "viewer",
+        created_at: expect.any(String),
+        password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
+      });
+      const b = await signIn(t, "new.person@example.com", added.body.data.password);
+      expect((await b.call("GET", "/api/dashboard/session")).body.data.user.must_change_password).toBe(true);
+      const listed = (await owner.call("GET", members)).body.data.members;
+      expect(listed.map((m: any) => [m.email, m.role])).toEqual([
+        [owner.email, "owner"],
+        ["new.person@example.com", "viewer"],
+      ]);
+    });
+
+    it("adds an existing account without a password; adding it twice is 409", async () => {
+      const owner = await member(t, "owner");
+      const otherOrg = await t.newProject();
+      const email = await newUser(t, otherOrg.orgId, "owner");
+      const members = `/api/dashboard/orgs/${t.project.orgId}/members`;
+      const added = await owner.call("POST", members, { body: { email, role: "editor" } });
+      expect(added.body.data).toEqual({
+        user_id: expect.any(String),
+        email,
+        role: "editor",
+        created_at: expect.any(String),
+      });
+      const twice = await owner.call("POST", members, { body: { email, role: "viewer" } });
+      expect(twice.status).toBe(409);
+      expect(twice.body).toEqual({ success: false, error: `email: ${email} is already a member of this organization` });
+      // Their own password still works, and they now see both organizations.
+      const b = await signIn(t, email);
+      expect((await b.call("GET", "/api/dashboard/session")).body.data.memberships).toHaveLength(2);
+    });
+
+    it("changes roles, and never leaves the organization without an owner", async () => {
+      const owner = await member(t, "owner");
+      const members = `/api/dashboard/orgs/${t.project.orgId}/members`;
+      const lastOwner = await owner.call("PATCH", `${members}/${owner.userId}`, { body: { role: "editor" } });
+      expect(lastOwner.status).toBe(409);
+      expect(lastOwner.body.error).toBe(
+        "role: an organization keeps at least one owner; make someone else owner first",
+      );
+      expect((await owner.call("DELETE", `${members}/${owner.userId}`)).status).toBe(409);
+
+      const second = await newUser(t, t.project.orgId, "viewer");
+      const secondId = (await t.app.accounts.store.findUserByEmail(second))!.id;
+      const promoted = await owner.call("PATCH", `${members}/${secondId}`, { body: { role: "owner" } });
+      expect(promoted.body.data).toEqual({
+        user_id: secondId,
+        email: second,
+        role: "owner",
+        created_at: expect.any(String),
+      });
+      expect((await owner.call("PATCH", `${members}/${owner.userId}`, { body: { role: "editor" } })).status).toBe(200);
+      const bad = await owner.call("PATCH", `${members}/${secondId}`, { body: { role: "admin" } });
+      expect(bad.status).toBe(403); // no longer an owner
+      const asOwner = await signIn(t, second);
+      const invalid = await asOwner.call("PATCH", `${members}/${owner.userId}`, { body: { role: "admin" } });
+      expect(invalid.status).toBe(400);
+      expect(invalid.body).toEqual({ success: false, error: "role: must be owner, editor or viewer" });
+    });
+
+    it("two owners demoting each other at once leave one owner", async () => {
+      const a = await member(t, "owner");
+      const b = await member(t, "owner");
+      const members = `/api/dashboard/orgs/${t.project.orgId}/members`;
+      const results = await Promise.all([
+        a.call("PATCH", `${members}/${b.userId}`, { body: { role: "viewer" } }),
+        b.call("PATCH", `${members}/${a.userId}`, { body: { role: "viewer" } }),
+      ]);
+      const owners = (await t.app.accounts.members(t.project.orgId)).filter((m) => m.role === "owner");
+      expect(owners).toHaveLength(1);
+      expect(results.map((r) => r.status).sort()).toEqual([200, results.some((r) => r.status === 403) ? 403 : 409]);
+    });
+  });
+
+  describe("plan and usage", () => {
+    it("shows the plan's limits, this minute's requests and each project's prompt count", async () => {
+      const owner = await member(t, "owner");
+      await t.request("POST", "/api/v2/prompts", { body: promptBody(1) });
+      await t.request("GET", "/api/v2/prompts");
+      await t.request("GET", "/api/v2/prompts/prompt-1");
+      const usage = await owner.call("GET", `/api/dashboard/orgs/${t.project.orgId}/usage`);
+      expect(usage.body.data).toEqual({
+        org: { id: t.project.orgId, name: expect.any(String), plan: "free" },
+        limits: { prompts_per_project: 5, requests_per_minute: 60 },
+        rate: { limit: 60, used: 3, remaining: 57, reset_seconds: expect.any(Number) },
+        projects: [{ id: t.project.projectId, name: expect.any(String), prompt_count: 1 }],
+      });
+      expect(usage.body.data.rate.reset_seconds).toBeGreaterThanOrEqual(1);
+      expect(usage.body.data.rate.reset_seconds).toBeLessThanOrEqual(60);
+    });
+
+    it("an unlimited plan has no rate to show", async () => {
+      const other = await t.newProject({ plan: "unlimited" });
+      const email = await newUser(t, other.orgId, "owner");
+      const owner = await signIn(t, email);
+      const usage = await owner.call("GET", `/api/dashboard/orgs/${other.orgId}/usage`);
+      expect(usage.body.data.limits).toEqual({ prompts_per_project: null, requests_per_minute: null });
+      expect(usage.body.data.rate).toBeNull();
+    });
+  });
+
+  describe("projects", () => {
+    it("an owner creates a project, which appears in the session and starts empty", async () => {
+      const owner = await member(t, "owner");
+      const res = await owner.call("POST", `/api/dashboard/orgs/${t.project.orgId}/projects`, {
+        body: { name: "  Marketing  " },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.data).toEqual({
+        id: expect.stringMatching(/^proj_/),
+        name: "Marketing",
+        created_at: expect.any(String),
+      });
+      const session = await owner.call("GET", "/api/dashboard/session");
+      expect(session.body.data.memberships[0].projects.map((p: any) => p.name)).toEqual([
+        expect.any(String),
+        "Marketing",
+      ]);
+      const prompts = await owner.call("GET", `/api/dashboard/projects/${res.body.data.id}/prompts`);
+      expect(prompts.body.data.prompts).toEqual([]);
+      const blank = await owner.call("POST", `/api/dashboard/orgs/${t.project.orgId}/projects`, {
+        body: { name: " " },
+      });
+      expect(blank.body).toEqual({ success: false, error: "name: must not be empty" });
+    });
+  });
+});
