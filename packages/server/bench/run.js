@@ -1,6 +1,6 @@
 // npm run bench: the read path against a bare node:http server, uncached reads, saves, lists, and the
 // same read in a large store. Prints as it goes and writes bench/results.md at the repository root.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -295,7 +295,10 @@ try {
     );
     console.warn("PostgreSQL not reachable: skipping its runs (set BENCH_DATABASE_URL)");
   }
-  const text = report(sqlite);
+  // The dashboard's bench keeps its own section of the same file; it survives this rewrite.
+  const previous = existsSync(RESULTS) ? readFileSync(RESULTS, "utf8") : "";
+  const dashboard = previous.match(/<!-- dashboard bench: start -->[\s\S]*<!-- dashboard bench: end -->/)?.[0];
+  const text = report(sqlite) + (dashboard ? `\n${dashboard}\n` : "");
   mkdirSync(join(RESULTS, ".."), { recursive: true });
   writeFileSync(RESULTS, text);
   console.log(`\nwrote ${RESULTS}`);

@@ -40,18 +40,27 @@ function handle(child, url) {
   };
 }
 
-/** The real server, as users run it: the `promptstore serve` binary, with the Node flags of its shebang. */
+/**
+ * The real server, as users run it: the `promptstore serve` binary, with the Node flags of its shebang.
+ * `events` holds what it printed at start-up (`bootstrap` on an empty database, then `listening`).
+ */
 export async function startServer(databaseUrl, env = {}) {
   const child = spawn(BIN, ["serve", "--port", "0", "--json"], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const events = [];
   const url = await waitForLine(
     child,
-    (line) => (line.startsWith('{"event":"listening"') ? JSON.parse(line).url : null),
+    (line) => {
+      if (!line.startsWith('{"event"')) return null;
+      const event = JSON.parse(line);
+      events.push(event);
+      return event.event === "listening" ? event.url : null;
+    },
     "promptstore",
   );
-  return handle(child, url);
+  return { ...handle(child, url), events };
 }
 
 /** The baseline: a bare node:http server answering the given bytes to every request. */

@@ -57,6 +57,8 @@ export class AccountService {
   }
 
   private async startSession(user: User): Promise<SignedIn> {
+    // Sessions are refused once expired; sweeping them here (sign-ins are rare) keeps the table small.
+    await this.store.deleteExpiredSessions();
     const token = randomBytes(32).toString("base64url");
     const csrfToken = randomBytes(24).toString("base64url");
     const expires = new Date(Date.now() + this.options.sessionTtlMs).toISOString();

@@ -150,6 +150,15 @@ describe.each(DATABASES)("dashboard sessions ($name)", (database) => {
       expect(await t.store.db.selectFrom("sessions").selectAll().execute()).toEqual([]);
     });
 
+    it("expired sessions of anyone are swept at the next sign-in", async () => {
+      const old = await member(t, "viewer");
+      await t.store.db.updateTable("sessions").set({ expires_at: "2000-01-01T00:00:00.000Z" }).execute();
+      const fresh = await member(t, "viewer");
+      const rows = await t.store.db.selectFrom("sessions").select("user_id").execute();
+      expect(rows).toEqual([{ user_id: fresh.userId }]);
+      expect(old.userId).not.toBe(fresh.userId);
+    });
+
     it("sign-out ends the session on the server, not only in the browser", async () => {
       const b = await member(t, "viewer");
       const out = await b.call("DELETE", "/api/dashboard/session");

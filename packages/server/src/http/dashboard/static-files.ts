@@ -43,6 +43,8 @@ export async function registerDashboardFiles(
     // One route per built file, registered at start-up: unknown paths still reach our not-found handler.
     wildcard: false,
     index: false,
+    // The build writes .br and .gz copies; the smallest one the browser accepts is sent as is.
+    preCompressed: true,
     cacheControl: false,
     setHeaders(reply, path) {
       const hashed = path.startsWith(join(root, "assets"));

@@ -33,6 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("expires_at", "varchar(30)", (c) => c.notNull())
     .execute();
   await db.schema.createIndex("sessions_user").on("sessions").column("user_id").execute();
+  await db.schema.createIndex("sessions_expiry").on("sessions").column("expires_at").execute();
 
   await db.schema.alterTable("api_keys").addColumn("last_used_at", "varchar(30)").execute();
   await db.schema.alterTable("versions").addColumn("saved_by", "varchar(300)").execute();

@@ -1,0 +1,105 @@
+/**
+ * End-to-end harness: the real `promptstore` binary on a fresh SQLite file, and Debian's Chromium driven
+ * by playwright-core, as a person would use them. No browser is downloaded: CHROMIUM_PATH, else
+ * /usr/bin/chromium (`.ci/run` installs Debian's `chromium`).
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type RunningServer, startServer } from "../../../server/test/support/binary.js";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const SCREENSHOTS = fileURLToPath(new URL("../../test-results/", import.meta.url));
+
+/** Without Chromium the suite cannot run: CI must fail, a developer's machine is told how to get it. */
+export function chromiumAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  const message = `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH.`;
+  if (process.env.CI) throw new Error(message);
+  console.warn(`${message} The end-to-end tests are skipped.`);
+  return false;
+}
+
+export interface Bootstrapped {
+  server: RunningServer;
+  url: string;
+  owner: { email: string; password: string };
+  /** The API key printed at first start, used to check each step through REST. */
+  key: string;
+  projectId: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the real binary on an empty database and returns what it printed. */
+export async function startFreshServer(env: Record<string, string> = {}): Promise<Bootstrapped> {
+  const dir = mkdtempSync(join(tmpdir(), "promptstore-e2e-"));
+  const server = await startServer(join(dir, "e2e.sqlite"), env);
+  const bootstrap = server.events.find((e) => e.event === "bootstrap");
+  if (!bootstrap) throw new Error("the server did not bootstrap its empty database");
+  return {
+    server,
+    url: server.url,
+    owner: bootstrap.owner,
+    key: bootstrap.key.key,
+    projectId: bootstrap.project.id,
+    async stop() {
+      await server.stop("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+export const VIEWPORTS = {
+  laptop: { width: 1280, height: 800 },
+  phone: { width: 390, height: 844 },
+} as const;
+
+/**
+ * A page that records what the browser complained about: console errors and CSP refusals fail the test
+ * that looks at them (`problems`).
+ */
+export async function openPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    const text = message.text();
+    // A 401/403/404 the app asked for and handled is logged by Chromium as a failed resource load.
+    if (message.type() === "error" && !/status of (401|403|404|409|429)/.test(text)) problems.push(text);
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+  return { page, problems };
+}
+
+/** Saves a screenshot of the current screen as `<name>.png` under packages/dashboard/test-results/. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** A REST call with the project's API key, to check that a step in the browser took effect. */
+export async function rest(
+  server: Bootstrapped,
+  method: string,
+  path: string,
+  key = server.key,
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${server.url}${path}`, { method, headers: { "x-api-key": key } });
+  return { status: res.status, body: await res.json() };
+}
