@@ -87,7 +87,11 @@ describe("validate with the server's schemas", () => {
   });
 
   it("roots an array schema at the given name", () => {
-    const result = validate(toolsInput, [{ type: "function", function: { name: "a b", parameters: { type: "object" } } }], "tools");
+    const result = validate(
+      toolsInput,
+      [{ type: "function", function: { name: "a b", parameters: { type: "object" } } }],
+      "tools",
+    );
     expect(result).toEqual({
       ok: false,
       errors: [{ field: "tools[0].function.name", message: "must be 1-64 characters of a-z, A-Z, 0-9, _ or -" }],

@@ -95,7 +95,13 @@ describe("diffSections", () => {
 
   it("keeps the moved flag and the content flag together", () => {
     const [first] = diffSections([s("A"), s("B", "old")], [s("B", "new"), s("A")]);
-    expect(first).toMatchObject({ status: "moved", title: "B", moved: true, contentChanged: true, enabledChanged: false });
+    expect(first).toMatchObject({
+      status: "moved",
+      title: "B",
+      moved: true,
+      contentChanged: true,
+      enabledChanged: false,
+    });
   });
 
   it("matches repeated titles in order of occurrence", () => {

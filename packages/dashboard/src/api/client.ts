@@ -84,5 +84,8 @@ export const del = <T>(path: string) => request<T>("DELETE", path);
 
 /** `encodeURIComponent` for each path segment, so ids never change the route. */
 export function path(strings: TemplateStringsArray, ...values: string[]): string {
-  return strings.reduce((acc, part, i) => acc + part + (i < values.length ? encodeURIComponent(values[i] as string) : ""), "");
+  return strings.reduce(
+    (acc, part, i) => acc + part + (i < values.length ? encodeURIComponent(values[i] as string) : ""),
+    "",
+  );
 }

@@ -26,7 +26,8 @@ export function errorFor(errors: readonly FieldError[], field: string): string |
 /** The message for this field or anything inside it (`tools` matches `tools[0].function.name`). */
 export function errorWithin(errors: readonly FieldError[], field: string): FieldError | undefined {
   return errors.find(
-    (e) => e.field !== null && (e.field === field || e.field.startsWith(`${field}.`) || e.field.startsWith(`${field}[`)),
+    (e) =>
+      e.field !== null && (e.field === field || e.field.startsWith(`${field}.`) || e.field.startsWith(`${field}[`)),
   );
 }
 

@@ -42,7 +42,7 @@ export function Layout() {
           <Brand />
           <button
             type="button"
-            className="button button-ghost menu-toggle"
+            className="button button-small menu-toggle"
             aria-expanded={menuOpen}
             aria-controls="topbar-menu"
             onClick={() => setMenuOpen((open) => !open)}

@@ -34,7 +34,9 @@ export function NewProjectDialog({ orgs, onClose, onCreated }: NewProjectDialogP
         onSuccess: (project) => onCreated(project.id),
         onError: (error) =>
           setErrors([
-            isApiError(error) ? { field: error.field, message: error.detail } : { field: null, message: errorText(error) },
+            isApiError(error)
+              ? { field: error.field, message: error.detail }
+              : { field: null, message: errorText(error) },
           ]),
       },
     );

@@ -1,6 +1,6 @@
 import { useSession } from "../app/session";
-import { SignOutButton } from "./SignOutButton";
 import { PasswordForm } from "./PasswordForm";
+import { SignOutButton } from "./SignOutButton";
 
 export default function Account() {
   const session = useSession();
@@ -23,7 +23,7 @@ export default function Account() {
           </div>
         </div>
         <div className="card-body">
-          <PasswordForm submitLabel="Change password" />
+          <PasswordForm email={session.user.email} submitLabel="Change password" />
         </div>
       </section>
       <section className="card" aria-labelledby="signout-heading">

@@ -1,7 +1,7 @@
-import { useSession } from "../app/session";
 import { Brand } from "../app/Brand";
-import { SignOutButton } from "./SignOutButton";
+import { useSession } from "../app/session";
 import { PasswordForm } from "./PasswordForm";
+import { SignOutButton } from "./SignOutButton";
 
 /** Before anything else after signing in with a generated one-time password. */
 export function ChoosePassword() {
@@ -14,10 +14,14 @@ export function ChoosePassword() {
         <div className="card card-body">
           <h1>Choose your password</h1>
           <p className="lead">
-            You signed in as <strong>{session.user.email}</strong> with a one-time password. Choose your own before
-            you continue.
+            You signed in as <strong>{session.user.email}</strong> with a one-time password. Choose your own before you
+            continue.
           </p>
-          <PasswordForm submitLabel="Save password" currentHint="The one-time password you signed in with." />
+          <PasswordForm
+            email={session.user.email}
+            submitLabel="Save password"
+            currentHint="The one-time password you signed in with."
+          />
         </div>
         <div className="row auth-foot">
           <span className="small subtle">Not you?</span>

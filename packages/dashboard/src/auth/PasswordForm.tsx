@@ -10,13 +10,15 @@ import { errorText } from "../ui/States";
 const FIELDS = new Set(["current_password", "new_password", "confirm"]);
 
 interface PasswordFormProps {
+  /** The account's e-mail, for password managers: they file the new password under it. */
+  email: string;
   submitLabel: string;
   currentHint?: string;
   onChanged?: () => void;
 }
 
 /** Change password: every other session of the user ends; this one gets a new cookie and CSRF token. */
-export function PasswordForm({ submitLabel, currentHint, onChanged }: PasswordFormProps) {
+export function PasswordForm({ email, submitLabel, currentHint, onChanged }: PasswordFormProps) {
   const change = useChangePassword();
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
@@ -45,13 +47,16 @@ export function PasswordForm({ submitLabel, currentHint, onChanged }: PasswordFo
       },
       onError: (error) =>
         setErrors([
-          isApiError(error) ? { field: error.field, message: error.detail } : { field: null, message: errorText(error) },
+          isApiError(error)
+            ? { field: error.field, message: error.detail }
+            : { field: null, message: errorText(error) },
         ]),
     });
   };
 
   return (
     <form className="form" onSubmit={submit} noValidate>
+      <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />
       <FormAlert messages={unplacedErrors(errors, (f) => FIELDS.has(f))} />
       {done ? (
         <p className="notice notice-success" role="status">

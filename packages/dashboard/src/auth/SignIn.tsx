@@ -5,12 +5,12 @@ import { Navigate, useNavigate, useSearchParams } from "react-router";
 import { isApiError } from "../api/client";
 import { errorFor, type FieldError, unplacedErrors } from "../api/errors";
 import { sessionQuery, useSignIn } from "../api/queries";
+import { Brand } from "../app/Brand";
 import { safeNext } from "../app/session";
 import { validate } from "../forms/validate";
 import { Field, FormAlert } from "../ui/Field";
-import { errorText } from "../ui/States";
 import { formatSeconds } from "../ui/format";
-import { Brand } from "../app/Brand";
+import { errorText } from "../ui/States";
 import { useCountdown } from "./useCountdown";
 
 const FIELDS = new Set(["email", "password"]);
@@ -41,12 +41,15 @@ export function SignIn() {
       onSuccess: () => navigate(next, { replace: true }),
       onError: (error) => {
         if (isApiError(error) && error.status === 429) {
+          // With Retry-After the countdown says it all; without, the server's own words do.
           setRetryAt(error.retryAfter === null ? null : Date.now() + error.retryAfter * 1000);
-          setErrors([{ field: null, message: error.detail }]);
+          setErrors(error.retryAfter === null ? [{ field: null, message: error.detail }] : []);
           return;
         }
         setErrors([
-          isApiError(error) ? { field: error.field, message: error.detail } : { field: null, message: errorText(error) },
+          isApiError(error)
+            ? { field: error.field, message: error.detail }
+            : { field: null, message: errorText(error) },
         ]);
       },
     });
@@ -63,10 +66,14 @@ export function SignIn() {
           <p className="lead">to manage your prompts.</p>
           <form className="form" onSubmit={submit} noValidate>
             <FormAlert messages={topErrors} />
+            {/* The countdown ticks each second, so it is not a live region; this sentence is said once. */}
+            <p className="visually-hidden" role="status">
+              {retryAt !== null && wait > 0
+                ? `Too many attempts. You can try again at ${new Date(retryAt).toLocaleTimeString()}.`
+                : ""}
+            </p>
             {wait > 0 ? (
-              <p className="notice notice-warning" role="status">
-                Too many attempts. You can try again in {formatSeconds(wait)}.
-              </p>
+              <p className="notice notice-warning">Too many attempts. You can try again in {formatSeconds(wait)}.</p>
             ) : null}
             <Field label="E-mail" error={errorFor(errors, "email")}>
               {(control) => (

@@ -1,6 +1,11 @@
 /**
  * CodeMirror 6 behind a small controlled-input API. Loaded lazily (it is most of the editor's weight),
  * so the prompt list and sign-in never fetch it.
+ *
+ * It lives in a shadow root. CodeMirror injects its styles with style-mod, which writes a `<style>`
+ * element into a document (refused by our CSP, `style-src 'self'`) but uses a constructed, adopted
+ * stylesheet in a shadow root, which CSP allows. Our own rules for it come from a CSS file, adopted
+ * the same way.
  */
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { json, jsonParseLinter } from "@codemirror/lang-json";
@@ -11,8 +16,8 @@ import { Compartment, EditorState, type Extension } from "@codemirror/state";
 import { drawSelection, EditorView, keymap, placeholder as placeholderText } from "@codemirror/view";
 import { classHighlighter } from "@lezer/highlight";
 import { useEffect, useRef } from "react";
+import shadowCss from "./code-editor-shadow.css?inline";
 import { variableHighlight } from "./variable-highlight";
-import "./code-editor.css";
 
 export interface CodeEditorProps {
   value: string;
@@ -22,7 +27,11 @@ export interface CodeEditorProps {
   label: string;
   readOnly?: boolean;
   invalid?: boolean;
-  describedBy?: string | undefined;
+  /**
+   * Read after the name (the hint or the error). A text, not ids: `aria-describedby` cannot point
+   * out of the shadow root.
+   */
+  description?: string | undefined;
   placeholder?: string;
 }
 
@@ -53,18 +62,42 @@ const theme = EditorView.theme({
   ".cm-placeholder": { color: "var(--text-3)" },
 });
 
+/**
+ * Typing over a selection is done here rather than by the browser: replacing selected, coloured
+ * tokens, Chromium keeps their look with an inline `style` on the new text, which our CSP refuses
+ * (and reports in the console). CodeMirror draws the result either way.
+ */
+const typeOverSelection = EditorView.domEventHandlers({
+  beforeinput(event, view) {
+    if (event.inputType !== "insertText" || event.isComposing || !event.data || view.state.readOnly) return false;
+    if (view.state.selection.ranges.every((range) => range.empty)) return false;
+    event.preventDefault();
+    view.dispatch(view.state.replaceSelection(event.data), { userEvent: "input.type", scrollIntoView: true });
+    return true;
+  },
+});
+
 function languageOf(language: CodeEditorProps["language"]): Extension {
   return language === "json"
     ? [json(), linter(jsonParseLinter(), { delay: 300 })]
     : [markdownLanguage, keymap.of(markdownKeymap), variableHighlight];
 }
 
-function ariaAttributes(props: Pick<CodeEditorProps, "label" | "describedBy" | "invalid" | "readOnly">) {
+function ariaAttributes(props: Pick<CodeEditorProps, "label" | "description" | "invalid" | "readOnly">) {
   const attributes: Record<string, string> = { "aria-label": props.label, "aria-multiline": "true" };
-  if (props.describedBy) attributes["aria-describedby"] = props.describedBy;
+  if (props.description) attributes["aria-description"] = props.description;
   if (props.invalid) attributes["aria-invalid"] = "true";
   if (props.readOnly) attributes["aria-readonly"] = "true";
   return attributes;
+}
+
+let sharedSheet: CSSStyleSheet | null = null;
+function editorSheet(): CSSStyleSheet {
+  if (!sharedSheet) {
+    sharedSheet = new CSSStyleSheet();
+    sharedSheet.replaceSync(shadowCss);
+  }
+  return sharedSheet;
 }
 
 export default function CodeEditor(props: CodeEditorProps) {
@@ -80,8 +113,14 @@ export default function CodeEditor(props: CodeEditorProps) {
   // biome-ignore lint/correctness/useExhaustiveDependencies: the view is made once; later props are applied below
   useEffect(() => {
     if (!host.current) return;
+    // delegatesFocus: focusing the host (as the section editor does after a move) focuses the text.
+    const shadow = host.current.shadowRoot ?? host.current.attachShadow({ mode: "open", delegatesFocus: true });
+    shadow.adoptedStyleSheets = [editorSheet()];
+    const container = document.createElement("div");
+    shadow.append(container);
     const editor = new EditorView({
-      parent: host.current,
+      root: shadow,
+      parent: container,
       state: EditorState.create({
         doc: value,
         extensions: [
@@ -89,6 +128,7 @@ export default function CodeEditor(props: CodeEditorProps) {
           drawSelection(),
           keymap.of([...keys, ...historyKeymap]),
           EditorView.lineWrapping,
+          typeOverSelection,
           syntaxHighlighting(classHighlighter),
           theme,
           languageOf(language),
@@ -103,6 +143,7 @@ export default function CodeEditor(props: CodeEditorProps) {
     view.current = editor;
     return () => {
       editor.destroy();
+      container.remove();
       view.current = null;
     };
   }, []);

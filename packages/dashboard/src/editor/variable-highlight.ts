@@ -1,4 +1,11 @@
-import { Decoration, type DecorationSet, type EditorView, MatchDecorator, ViewPlugin, type ViewUpdate } from "@codemirror/view";
+import {
+  Decoration,
+  type DecorationSet,
+  type EditorView,
+  MatchDecorator,
+  ViewPlugin,
+  type ViewUpdate,
+} from "@codemirror/view";
 
 // The same pattern as core's variables.ts: what is highlighted is exactly what the server fills in.
 const VARIABLE = /\{\{\s*[A-Za-z_][A-Za-z0-9_.-]*\s*\}\}/g;

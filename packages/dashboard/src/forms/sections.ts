@@ -14,7 +14,7 @@ export function draftSection(section: Partial<Omit<DraftSection, "key">> = {}): 
 }
 
 /** The body form of sections: what is validated, sent and compared. */
-export const sectionsBody = (sections: readonly DraftSection[]) =>
+export const sectionsBody = (sections: readonly Omit<DraftSection, "key">[]) =>
   sections.map(({ title, content, enabled }) => ({ title, content, enabled }));
 
 /** The list with the item at `from` moved to `to`; the same list when either is out of range. */

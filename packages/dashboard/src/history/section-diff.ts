@@ -55,7 +55,10 @@ export function stableIndices(seq: readonly number[], distance: readonly number[
   }
   let current = -1;
   for (let i = 0; i < n; i++) {
-    if (current === -1 || better(length[i] as number, cost[i] as number, length[current] as number, cost[current] as number)) {
+    if (
+      current === -1 ||
+      better(length[i] as number, cost[i] as number, length[current] as number, cost[current] as number)
+    ) {
       current = i;
     }
   }

@@ -1,13 +1,14 @@
 import { can } from "@promptstore/core/dashboard";
 import { createPromptBody } from "@promptstore/core/schemas";
 import { slugify } from "@promptstore/core/slug";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useId, useRef, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { isApiError } from "../api/client";
 import { errorFor, errorWithin, type FieldError, sectionField, unplacedErrors } from "../api/errors";
 import { useCreatePrompt } from "../api/queries";
 import { useProject } from "../app/session";
 import { type DraftSection, draftSection, sectionsBody } from "../forms/sections";
+import { useRevealErrors } from "../forms/useRevealErrors";
 import { validate } from "../forms/validate";
 import { Field, FormAlert } from "../ui/Field";
 import { shortHash } from "../ui/format";
@@ -36,6 +37,8 @@ export default function NewPrompt() {
   const [message, setMessage] = useState("");
   const [publish, setPublish] = useState(false);
   const [errors, setErrors] = useState<FieldError[]>([]);
+  const formRef = useRef<HTMLFormElement>(null);
+  useRevealErrors(formRef, errors);
 
   if (context && !can(context.role, "write")) {
     return (
@@ -72,7 +75,9 @@ export default function NewPrompt() {
         }),
       onError: (error) =>
         setErrors([
-          isApiError(error) ? { field: error.field, message: error.detail } : { field: null, message: errorText(error) },
+          isApiError(error)
+            ? { field: error.field, message: error.detail }
+            : { field: null, message: errorText(error) },
         ]),
     });
   };
@@ -93,7 +98,13 @@ export default function NewPrompt() {
           <h1>New prompt</h1>
         </div>
       </header>
-      <form className="form content-form card card-body" onSubmit={submit} noValidate aria-labelledby={formId}>
+      <form
+        ref={formRef}
+        className="form content-form card card-body"
+        onSubmit={submit}
+        noValidate
+        aria-labelledby={formId}
+      >
         <h2 id={formId} className="visually-hidden">
           Prompt details
         </h2>
@@ -154,7 +165,7 @@ export default function NewPrompt() {
                 checked={form === "sections"}
                 onChange={() => setForm("sections")}
               />
-              Sections
+              Section by section
             </label>
             <label>
               <input
@@ -163,7 +174,7 @@ export default function NewPrompt() {
                 checked={form === "markdown"}
                 onChange={() => setForm("markdown")}
               />
-              Paste Markdown
+              Paste all at once
             </label>
           </div>
         </fieldset>
@@ -207,7 +218,9 @@ export default function NewPrompt() {
                 <Field
                   label="Content"
                   error={sectionError(index, "content")}
-                  hint={index === 0 ? "Write {{ name }} where a value is filled in when the prompt is used." : undefined}
+                  hint={
+                    index === 0 ? "Write {{ name }} where a value is filled in when the prompt is used." : undefined
+                  }
                 >
                   {(control) => (
                     <textarea
@@ -233,7 +246,8 @@ export default function NewPrompt() {
             error={errorWithin(errors, "markdown")?.message}
             hint={
               <>
-                Each level-1 heading (<code># Title</code>) starts a section; the text under it is the section's content.
+                Each level-1 heading (<code># Title</code>) starts a section; the text under it is the section's
+                content.
               </>
             }
           >

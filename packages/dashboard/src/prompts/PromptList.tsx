@@ -93,7 +93,7 @@ export function PromptList() {
       <>
         <div className="table-wrap">
           <table className="table table-stack prompt-table">
-            <caption className="visually-hidden">Prompts, {rangeLabel(start, start + visible.length, filtered.length)}</caption>
+            <caption className="visually-hidden">Prompts</caption>
             <thead>
               <tr>
                 <th scope="col">Prompt</th>

@@ -51,6 +51,7 @@ interface ConfirmDialogProps {
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  cancelLabel?: string;
   danger?: boolean;
   pending?: boolean;
   error?: string | null;
@@ -63,6 +64,7 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  cancelLabel = "Cancel",
   danger,
   pending,
   error,
@@ -79,7 +81,7 @@ export function ConfirmDialog({
       ) : null}
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onClose} data-autofocus>
-          Cancel
+          {cancelLabel}
         </button>
         <button
           type="button"

@@ -46,8 +46,7 @@ export function savedByLabel(savedBy: string | null): string {
 }
 
 /** "1 prompt", "3 prompts". */
-export const plural = (n: number, one: string, many = `${one}s`): string =>
-  `${formatCount(n)} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many = `${one}s`): string => `${formatCount(n)} ${n === 1 ? one : many}`;
 
 /** "34 s", "1 min 5 s". */
 export function formatSeconds(total: number): string {

@@ -1,0 +1,251 @@
+import type { PromptView } from "@promptstore/core/views";
+import { useQuery } from "@tanstack/react-query";
+import { type Change, diffLines, diffWordsWithSpace } from "diff";
+import { useMemo } from "react";
+import { promptViewQuery } from "../api/queries";
+import { shortHash } from "../ui/format";
+import { ErrorState, Loading } from "../ui/States";
+import { countByStatus, diffSections, diffTools, type SectionChange, type ToolChange } from "./section-diff";
+
+interface DiffViewProps {
+  projectId: string;
+  promptId: string;
+  from: string;
+  to: string;
+}
+
+/** Two versions side by side, section by section, then their tools. */
+export default function DiffView({ projectId, promptId, from, to }: DiffViewProps) {
+  const before = useQuery(promptViewQuery(projectId, promptId, from, false));
+  const after = useQuery(promptViewQuery(projectId, promptId, to, false));
+  if (before.isPending || after.isPending) return <Loading label="Loading the two versions…" />;
+  if (before.isError) return <ErrorState error={before.error} onRetry={() => before.refetch()} />;
+  if (after.isError) return <ErrorState error={after.error} onRetry={() => after.refetch()} />;
+  return <Comparison before={before.data} after={after.data} />;
+}
+
+const STATUS_WORDS = { changed: "changed", moved: "moved", added: "added", removed: "removed", unchanged: "unchanged" };
+
+function Comparison({ before, after }: { before: PromptView; after: PromptView }) {
+  const sections = useMemo(() => diffSections(before.sections, after.sections), [before, after]);
+  const tools = useMemo(() => diffTools(before.tools ?? [], after.tools ?? []), [before, after]);
+  const counts = countByStatus(sections);
+  const toolCounts = countByStatus(tools);
+  const summary = (["changed", "moved", "added", "removed", "unchanged"] as const)
+    .filter((s) => counts[s])
+    .map((s) => `${counts[s]} ${STATUS_WORDS[s]}`)
+    .join(" · ");
+  const toolsChanged = tools.some((t) => t.status !== "unchanged");
+  const fromLabel = shortHash(before.version);
+  const toLabel = shortHash(after.version);
+
+  if (before.version === after.version) {
+    return (
+      <div className="card-body">
+        <p className="muted">Both sides are version {fromLabel}: pick two different versions.</p>
+      </div>
+    );
+  }
+
+  return (
+    <div className="diff">
+      <p className="diff-summary" role="status">
+        <span className="hash">{fromLabel}</span> → <span className="hash">{toLabel}</span>: sections{" "}
+        {summary || "none"}
+        {tools.length > 0 ? `; tools ${toolsChanged ? describeToolCounts(toolCounts) : "unchanged"}` : ""}.
+      </p>
+      <ol className="diff-list" aria-label="Sections">
+        {sections.map((change, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the list is recomputed whole; titles repeat
+          <SectionDiffItem key={i} change={change} fromLabel={fromLabel} toLabel={toLabel} />
+        ))}
+      </ol>
+      {tools.length > 0 ? (
+        <div className="diff-tools">
+          <h3>Tools</h3>
+          <ol className="diff-list" aria-label="Tools">
+            {tools.map((change) => (
+              <ToolDiffItem key={`${change.status}-${change.name}`} change={change} />
+            ))}
+          </ol>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function describeToolCounts(counts: Partial<Record<ToolChange["status"], number>>) {
+  return (["changed", "added", "removed", "unchanged"] as const)
+    .filter((s) => counts[s])
+    .map((s) => `${counts[s]} ${s}`)
+    .join(" · ");
+}
+
+function StatusBadge({ status }: { status: SectionChange["status"] | ToolChange["status"] }) {
+  return <span className={`badge diff-badge diff-badge-${status}`}>{STATUS_WORDS[status]}</span>;
+}
+
+// Very long, very different texts are not worth a word diff: past this the sides are shown whole.
+const WORD_DIFF_TIMEOUT_MS = 300;
+
+/**
+ * A word diff that keeps whitespace as tokens of its own: each side is then exactly the common parts
+ * plus its own, so the left column reads as the old text. (Plain `diffWords` folds whitespace into the
+ * neighbouring change, and the old side loses spaces: "warm and" shows as "warmand".)
+ */
+function wordDiff(a: string, b: string): Change[] | null {
+  if (a === b) return null;
+  return diffWordsWithSpace(a, b, { timeout: WORD_DIFF_TIMEOUT_MS }) ?? null;
+}
+
+function Side({ parts, side, text }: { parts: Change[] | null; side: "before" | "after"; text: string }) {
+  if (!parts) return <pre className="diff-text">{text === "" ? <span className="subtle">(empty)</span> : text}</pre>;
+  return (
+    <pre className="diff-text">
+      {parts.map((part, i) => {
+        // biome-ignore-start lint/suspicious/noArrayIndexKey: parts have no identity but their place
+        if (part.added) return side === "after" ? <ins key={i}>{part.value}</ins> : null;
+        if (part.removed) return side === "before" ? <del key={i}>{part.value}</del> : null;
+        return <span key={i}>{part.value}</span>;
+        // biome-ignore-end lint/suspicious/noArrayIndexKey: parts have no identity but their place
+      })}
+    </pre>
+  );
+}
+
+function SectionDiffItem({
+  change,
+  fromLabel,
+  toLabel,
+}: {
+  change: SectionChange;
+  fromLabel: string;
+  toLabel: string;
+}) {
+  const parts = useMemo(
+    () =>
+      change.before && change.after && change.contentChanged
+        ? wordDiff(change.before.content, change.after.content)
+        : null,
+    [change],
+  );
+  const notes: string[] = [];
+  if (change.moved && change.fromIndex !== null && change.toIndex !== null) {
+    notes.push(`moved from position ${change.fromIndex + 1} to ${change.toIndex + 1}`);
+  }
+  if (change.enabledChanged && change.after) notes.push(change.after.enabled ? "enabled" : "disabled");
+  if (change.moved && change.contentChanged) notes.push("content changed");
+  if (change.status === "changed" && !change.contentChanged && change.enabledChanged) notes.push("content unchanged");
+  const disabledNow = change.after ? !change.after.enabled : change.before ? !change.before.enabled : false;
+
+  const title = <strong className="diff-title">{change.title}</strong>;
+  if (change.status === "unchanged" || (change.status === "moved" && !change.contentChanged)) {
+    return (
+      <li className={`diff-item diff-${change.status}`}>
+        <details>
+          <summary className="diff-head">
+            <StatusBadge status={change.status} />
+            {title}
+            {notes.map((n) => (
+              <span key={n} className="diff-note">
+                {n}
+              </span>
+            ))}
+            {disabledNow && !change.enabledChanged ? <span className="diff-note">disabled</span> : null}
+          </summary>
+          <pre className="diff-text diff-text-plain">{change.after?.content}</pre>
+        </details>
+      </li>
+    );
+  }
+
+  return (
+    <li className={`diff-item diff-${change.status}`}>
+      <div className="diff-head">
+        <StatusBadge status={change.status} />
+        {title}
+        {notes.map((n) => (
+          <span key={n} className="diff-note">
+            {n}
+          </span>
+        ))}
+      </div>
+      <div className="diff-cols">
+        <div className="diff-col diff-col-before">
+          <div className="diff-col-label">
+            Before <span className="hash">{fromLabel}</span>
+          </div>
+          {change.before ? (
+            <Side parts={parts} side="before" text={change.before.content} />
+          ) : (
+            <p className="diff-absent">Not in this version</p>
+          )}
+        </div>
+        <div className="diff-col diff-col-after">
+          <div className="diff-col-label">
+            After <span className="hash">{toLabel}</span>
+          </div>
+          {change.after ? (
+            <Side parts={parts} side="after" text={change.after.content} />
+          ) : (
+            <p className="diff-absent">Not in this version</p>
+          )}
+        </div>
+      </div>
+    </li>
+  );
+}
+
+function ToolDiffItem({ change }: { change: ToolChange }) {
+  const lines = useMemo(
+    () =>
+      change.status === "changed" && change.before && change.after ? diffLines(change.before, change.after) : null,
+    [change],
+  );
+  const body =
+    lines !== null ? (
+      <pre className="diff-text diff-lines">
+        {lines.map((part, i) => {
+          const mark = part.added ? "+" : part.removed ? "-" : " ";
+          const text = part.value
+            .replace(/\n$/, "")
+            .split("\n")
+            .map((line) => `${mark} ${line}`)
+            .join("\n");
+          // biome-ignore-start lint/suspicious/noArrayIndexKey: parts have no identity but their place
+          if (part.added) return <ins key={i}>{`${text}\n`}</ins>;
+          if (part.removed) return <del key={i}>{`${text}\n`}</del>;
+          return <span key={i}>{`${text}\n`}</span>;
+          // biome-ignore-end lint/suspicious/noArrayIndexKey: parts have no identity but their place
+        })}
+      </pre>
+    ) : (
+      <pre
+        className={`diff-text ${change.status === "added" ? "diff-all-added" : change.status === "removed" ? "diff-all-removed" : "diff-text-plain"}`}
+      >
+        {change.after ?? change.before}
+      </pre>
+    );
+  if (change.status === "unchanged") {
+    return (
+      <li className="diff-item diff-unchanged">
+        <details>
+          <summary className="diff-head">
+            <StatusBadge status="unchanged" />
+            <strong className="diff-title mono">{change.name}</strong>
+          </summary>
+          {body}
+        </details>
+      </li>
+    );
+  }
+  return (
+    <li className={`diff-item diff-${change.status}`}>
+      <div className="diff-head">
+        <StatusBadge status={change.status} />
+        <strong className="diff-title mono">{change.name}</strong>
+      </div>
+      {body}
+    </li>
+  );
+}

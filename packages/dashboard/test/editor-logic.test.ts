@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { checkTools } from "../src/editor/tools";
+import { moveItem } from "../src/forms/sections";
+import { publishKind } from "../src/history/versions";
+import { curlSnippet, fetchSnippet, readUrl } from "../src/preview/snippets";
+
+describe("checkTools", () => {
+  it("accepts an empty text and an empty array as no tools", () => {
+    expect(checkTools("")).toEqual({ ok: true, tools: [] });
+    expect(checkTools(" [ ] ")).toEqual({ ok: true, tools: [] });
+  });
+
+  it("reports a parse error", () => {
+    const result = checkTools("[{");
+    expect(result.ok).toBe(false);
+    expect(result.ok ? "" : result.error).toMatch(/^tools: not valid JSON: /);
+  });
+
+  it("reports the schema's message with the path of the field", () => {
+    expect(
+      checkTools(
+        '[{"type":"function","function":{"name":"a","parameters":{"type":"object"}}},' +
+          '{"type":"function","function":{"name":"a","parameters":{"type":"object"}}}]',
+      ),
+    ).toEqual({
+      ok: false,
+      error: "tools[1].function.name: duplicates another tool's name",
+    });
+    expect(checkTools('{"type":"function"}')).toEqual({
+      ok: false,
+      error: "tools: Invalid input: expected array, received object",
+    });
+  });
+});
+
+describe("moveItem", () => {
+  it("moves one item and leaves the rest in order", () => {
+    expect(moveItem(["a", "b", "c"], 0, 1)).toEqual(["b", "a", "c"]);
+    expect(moveItem(["a", "b", "c"], 2, 0)).toEqual(["c", "a", "b"]);
+    expect(moveItem(["a", "b"], 1, 2)).toEqual(["a", "b"]);
+    expect(moveItem(["a", "b"], -1, 0)).toEqual(["a", "b"]);
+  });
+});
+
+describe("publishKind", () => {
+  const versions = ["v4", "v3", "v2", "v1"].map((version) => ({
+    version,
+    message: null,
+    created_at: "2025-01-01T00:00:00Z",
+    saved_by: null,
+  }));
+
+  it("publishes newer versions and rolls back to older ones", () => {
+    expect(versions.map((v) => publishKind(versions, "v2", v.version))).toEqual([
+      "publish",
+      "publish",
+      null,
+      "rollback",
+    ]);
+  });
+
+  it("publishes any version while nothing is in production", () => {
+    expect(versions.map((v) => publishKind(versions, null, v.version))).toEqual([
+      "publish",
+      "publish",
+      "publish",
+      "publish",
+    ]);
+  });
+});
+
+describe("snippets", () => {
+  const target = { origin: "https://prompts.example.com", promptId: "support-bot", version: "production", guard: true };
+
+  it("leaves defaults out of the URL", () => {
+    expect(readUrl(target)).toBe("https://prompts.example.com/api/v2/prompts/support-bot");
+    expect(readUrl({ ...target, version: "abc1234", guard: false })).toBe(
+      "https://prompts.example.com/api/v2/prompts/support-bot?version=abc1234&guard=false",
+    );
+  });
+
+  it("reads the key from the environment", () => {
+    expect(curlSnippet({ ...target, version: "latest" })).toBe(
+      'curl -s "https://prompts.example.com/api/v2/prompts/support-bot?version=latest" \\\n' +
+        '  -H "x-api-key: $PROMPTSTORE_API_KEY"',
+    );
+    const code = fetchSnippet(target, ["name"]);
+    expect(code).toContain('fetch("https://prompts.example.com/api/v2/prompts/support-bot", {');
+    expect(code).toContain('"x-api-key": process.env.PROMPTSTORE_API_KEY');
+    expect(code).toContain('const values: Record<string, string> = { "name": "" };');
+  });
+});
