@@ -33,7 +33,11 @@ const givenPassword = z
 export const role = z.enum(ROLES, { error: "must be owner, editor or viewer" });
 
 export const signInBody = z.strictObject({ email, password: givenPassword });
-export const changePasswordBody = z.strictObject({ current_password: givenPassword, new_password: newPassword });
+/** `current_password` may be left out only while the account holds a one-time password (the server checks). */
+export const changePasswordBody = z.strictObject({
+  current_password: givenPassword.optional(),
+  new_password: newPassword,
+});
 export const createProjectBody = z.strictObject({
   name: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
 });
@@ -83,11 +87,18 @@ export interface SessionView {
   memberships: Membership[];
 }
 
+/** A prompt in the dashboard's list: the REST list item, its variables, and when its pointers' versions were saved. */
+export interface DashboardPromptItem extends PromptListItem {
+  variables: string[];
+  production_saved_at: string | null;
+  latest_saved_at: string;
+}
+
 export interface DashboardPromptList {
   project: { id: string; name: string };
   /** The caller's role in the project's organization. */
   role: Role;
-  prompts: (PromptListItem & { variables: string[] })[];
+  prompts: DashboardPromptItem[];
 }
 
 export interface ApiKeyView {

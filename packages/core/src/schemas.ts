@@ -127,6 +127,11 @@ export const saveVersionFields = z.strictObject({
   tools: toolsInput.optional(),
   message: message.optional(),
   publish: z.boolean().optional().describe("Also point production at this version. Default false."),
+  base_version: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "must be the full 64-character hash of a version")
+    .optional()
+    .describe("The latest version this edit started from; if latest has moved since, the save is refused (409)"),
   name: promptName.optional().describe("Renames the prompt; not part of the version"),
   description: promptDescription.optional().describe("Changes the description; not part of the version"),
 });

@@ -17,11 +17,7 @@ export function ChoosePassword() {
             You signed in as <strong>{session.user.email}</strong> with a one-time password. Choose your own before you
             continue.
           </p>
-          <PasswordForm
-            email={session.user.email}
-            submitLabel="Save password"
-            currentHint="The one-time password you signed in with."
-          />
+          <PasswordForm email={session.user.email} submitLabel="Save password" askCurrent={false} />
         </div>
         <div className="row auth-foot">
           <span className="small subtle">Not you?</span>

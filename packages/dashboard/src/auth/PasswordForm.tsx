@@ -13,12 +13,13 @@ interface PasswordFormProps {
   /** The account's e-mail, for password managers: they file the new password under it. */
   email: string;
   submitLabel: string;
-  currentHint?: string;
+  /** False right after a sign-in with a one-time password: that sign-in was the proof. */
+  askCurrent?: boolean;
   onChanged?: () => void;
 }
 
 /** Change password: every other session of the user ends; this one gets a new cookie and CSRF token. */
-export function PasswordForm({ email, submitLabel, currentHint, onChanged }: PasswordFormProps) {
+export function PasswordForm({ email, submitLabel, askCurrent = true, onChanged }: PasswordFormProps) {
   const change = useChangePassword();
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
@@ -29,7 +30,10 @@ export function PasswordForm({ email, submitLabel, currentHint, onChanged }: Pas
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setDone(false);
-    const body = validate(changePasswordBody, { current_password: current, new_password: next });
+    const body = validate(
+      changePasswordBody,
+      askCurrent ? { current_password: current, new_password: next } : { new_password: next },
+    );
     const problems = body.ok ? [] : [...body.errors];
     if (confirm !== next) problems.push({ field: "confirm", message: "does not match the new password" });
     if (!body.ok || problems.length > 0) {
@@ -63,18 +67,20 @@ export function PasswordForm({ email, submitLabel, currentHint, onChanged }: Pas
           Password changed. You were signed out everywhere else.
         </p>
       ) : null}
-      <Field label="Current password" hint={currentHint} error={errorFor(errors, "current_password")}>
-        {(control) => (
-          <input
-            {...control}
-            className="input"
-            type="password"
-            autoComplete="current-password"
-            value={current}
-            onChange={(e) => setCurrent(e.target.value)}
-          />
-        )}
-      </Field>
+      {askCurrent ? (
+        <Field label="Current password" error={errorFor(errors, "current_password")}>
+          {(control) => (
+            <input
+              {...control}
+              className="input"
+              type="password"
+              autoComplete="current-password"
+              value={current}
+              onChange={(e) => setCurrent(e.target.value)}
+            />
+          )}
+        </Field>
+      ) : null}
       <Field
         label="New password"
         hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}

@@ -76,6 +76,9 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
     JSON.stringify([initial.name, initial.description, sectionsBody(initial.sections), toolsText(initial.tools)]),
   );
   const [startedFrom, setStartedFrom] = useState(initial.version);
+  // The latest version this edit builds on: a save from a stale base is refused (409) instead of replacing
+  // a colleague's version. Saving identical content makes no version, so it leaves the base where it is.
+  const [base, setBase] = useState(initial.version);
   const [message, setMessage] = useState(rescued?.message ?? "");
   const [errors, setErrors] = useState<FieldError[]>([]);
   const formRef = useRef<HTMLFormElement>(null);
@@ -175,6 +178,7 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
       tools: tools.tools,
       ...(message.trim() === "" ? {} : { message }),
       publish,
+      base_version: base,
     });
     if (!body.ok) {
       setErrors(body.errors);
@@ -186,6 +190,7 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
       onSuccess: (result) => {
         setBaseline(saved);
         setStartedFrom(result.version);
+        if (result.created) setBase(result.version);
         setMessage("");
         const published = result.published ? " It is now in production." : "";
         setNotice(

@@ -194,6 +194,11 @@ function PromptRow({ prompt }: { prompt: Item }) {
         {prompt.production_version ? (
           <span className="pointer">
             <span className="hash">{shortHash(prompt.production_version)}</span>
+            {prompt.production_saved_at ? (
+              <span className="subtle small">
+                <TimeAgo iso={prompt.production_saved_at} />
+              </span>
+            ) : null}
             {prompt.production_version === prompt.latest_version ? (
               <span className="subtle small">= latest</span>
             ) : null}
@@ -206,7 +211,7 @@ function PromptRow({ prompt }: { prompt: Item }) {
         <span className="pointer">
           <span className="hash">{shortHash(prompt.latest_version)}</span>
           <span className="subtle small">
-            <TimeAgo iso={prompt.updated_at} />
+            <TimeAgo iso={prompt.latest_saved_at} />
           </span>
         </span>
       </td>

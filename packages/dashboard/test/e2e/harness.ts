@@ -90,6 +90,8 @@ export async function openPage(context: BrowserContext): Promise<{ page: Page; p
 /** Saves a screenshot of the current screen as `<name>.png` under packages/dashboard/test-results/. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
+  // From the top, so sticky bars sit where a person first sees them.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
@@ -99,7 +101,31 @@ export async function rest(
   method: string,
   path: string,
   key = server.key,
+  body?: unknown,
 ): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${server.url}${path}`, { method, headers: { "x-api-key": key } });
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: res.status, body: await res.json() };
+}
+
+/**
+ * Signs the printed owner in over HTTP and replaces the one-time password, as the first screen would;
+ * returns the session cookie's value for browser contexts that skip the sign-in screens.
+ */
+export async function ownerSession(server: Bootstrapped, password: string): Promise<string> {
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+  const signedIn = await post("/api/dashboard/session", server.owner);
+  const csrf = ((await signedIn.json()) as { data: { csrf_token: string } }).data.csrf_token;
+  const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+  const changed = await post("/api/dashboard/password", { new_password: password }, { cookie, "x-csrf-token": csrf });
+  if (changed.status !== 200) throw new Error(`password change failed: ${changed.status}`);
+  return changed.headers.get("set-cookie")!.split(";")[0]!.split("=")[1]!;
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { can, type Permission, type Role } from "@promptstore/core/dashboard";
-import { AppError, conflict, notFound } from "@promptstore/core/errors";
+import { AppError, badRequest, conflict, notFound } from "@promptstore/core/errors";
 import type { AccountStore, ProjectGrant, User } from "../store/accounts.js";
 import { decoyHash, generatePassword, hashPassword, verifyPassword } from "./passwords.js";
 import type { Scope } from "./prompt-service.js";
@@ -22,7 +22,8 @@ export interface AccountOptions {
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-const WRONG_CREDENTIALS = "email: the e-mail or the password is wrong";
+// No field named: neither the e-mail nor the password alone is known to be the wrong one.
+const WRONG_CREDENTIALS = "the e-mail or the password is wrong";
 
 /**
  * Dashboard accounts: users, sessions, and what each user may do where. Every dashboard action asks this
@@ -81,10 +82,17 @@ export class AccountService {
     return this.store.deleteSession(sha256(token));
   }
 
-  /** Ends every session of the user (this one too) and opens a new one for the browser that asked. */
-  async changePassword(user: User, current: string, next: string): Promise<SignedIn> {
-    if (!(await verifyPassword(current, user.password_hash))) {
-      throw new AppError("forbidden", "current_password: is wrong");
+  /**
+   * Ends every session of the user (this one too) and opens a new one for the browser that asked. The
+   * current password is asked for, except right after a sign-in with a one-time password: that session
+   * has just proven it, and the password cannot serve for anything else.
+   */
+  async changePassword(user: User, current: string | undefined, next: string): Promise<SignedIn> {
+    if (!user.must_change_password) {
+      if (current === undefined) throw badRequest("current_password: required");
+      if (!(await verifyPassword(current, user.password_hash))) {
+        throw new AppError("forbidden", "current_password: is wrong");
+      }
     }
     await this.store.setPassword(user.id, await hashPassword(next), false);
     await this.store.deleteSessionsOf(user.id);

@@ -48,9 +48,17 @@ describe.each(DATABASES)("dashboard prompts, through the same service as REST ($
           created_at: created.body.data.created_at,
           updated_at: expect.any(String),
           variables: ["team"],
+          production_saved_at: null,
+          latest_saved_at: expect.any(String),
         },
       ],
     });
+    // The latest pointer's age is its version's: the REST save, not the dashboard's create.
+    const versions = (await t.request("GET", "/api/v2/prompts/prompt-1/versions")).body.data.versions;
+    expect(list.body.data.prompts[0].latest_saved_at).toBe(versions[0].created_at);
+    await t.request("POST", "/api/v2/prompts/prompt-1/publish", { body: { version: created.body.data.version } });
+    const published = (await editor.call("GET", url)).body.data.prompts[0];
+    expect(published.production_saved_at).toBe(created.body.data.created_at);
     const keyPrefix = t.key.slice(0, 12);
     const history = await editor.call("GET", `${url}/prompt-1/versions`);
     expect(history.body.data.versions.map((v: any) => [v.version, v.message, v.saved_by])).toEqual([
@@ -72,6 +80,44 @@ describe.each(DATABASES)("dashboard prompts, through the same service as REST ($
       success: true,
       data: { id: "prompt-1", version: first, created: false, published: false },
     });
+    expect((await editor.call("GET", `${url}/prompt-1/versions`)).body.data.versions).toHaveLength(2);
+  });
+
+  it("base_version refuses a save that would silently replace someone else's (409 naming latest)", async () => {
+    const alice = await member(t, "editor");
+    const bob = await member(t, "editor");
+    const url = promptsUrl(t.project.projectId);
+    const base = (await alice.call("POST", url, { body: promptBody(1) })).body.data.version;
+    const edit = (content: string) => ({ sections: [{ title: "Role", content }], base_version: base });
+    const first = await alice.call("PUT", `${url}/prompt-1`, { body: edit("Alice's edit") });
+    expect(first.body.data.created).toBe(true);
+    const second = await bob.call("PUT", `${url}/prompt-1`, { body: edit("Bob's edit") });
+    expect(second.status).toBe(409);
+    expect(second.body).toEqual({
+      success: false,
+      error: `base_version: the prompt changed since this edit began; latest is now ${first.body.data.version}`,
+    });
+    const latest = await t.request("GET", "/api/v2/prompts/prompt-1?version=latest&guard=false");
+    expect(latest.body.data.sections.map((s: { content: string }) => s.content)).toEqual(["Alice's edit"]);
+    // Rebased on the new latest, Bob's save goes through.
+    const rebased = await bob.call("PUT", `${url}/prompt-1`, {
+      body: { ...edit("Bob's edit"), base_version: first.body.data.version },
+    });
+    expect(rebased.body.data.created).toBe(true);
+  });
+
+  it("of concurrent saves from the same base_version, exactly one wins", async () => {
+    const editor = await member(t, "editor");
+    const url = promptsUrl(t.project.projectId);
+    const base = (await editor.call("POST", url, { body: promptBody(1) })).body.data.version;
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        editor.call("PUT", `${url}/prompt-1`, {
+          body: { sections: [{ title: "Role", content: `Edit ${n}` }], base_version: base },
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
     expect((await editor.call("GET", `${url}/prompt-1/versions`)).body.data.versions).toHaveLength(2);
   });
 

@@ -1,4 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 
@@ -64,6 +67,23 @@ describe.each(sqlite)("the dashboard's files ($name)", (database) => {
       expect(res.status, url).toBe(404);
       expect(res.body, url).toEqual({ success: false, error: `route not found: GET ${url}` });
     }
+  });
+});
+
+describe.each(sqlite)("a dashboard rebuilt while the server runs ($name)", (database) => {
+  const dir = mkdtempSync(join(tmpdir(), "promptstore-dist-"));
+  mkdirSync(join(dir, "assets"));
+  writeFileSync(join(dir, "index.html"), '<div id="root"></div><script type="module" src="/assets/a.js"></script>');
+  writeFileSync(join(dir, "assets", "a.js"), "export const a = 1;");
+  const t = useTestApp(database, { PROMPTSTORE_DASHBOARD_DIR: dir });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("serves the new files without a restart", async () => {
+    expect((await t.request("GET", "/assets/b.js", { key: null })).status).toBe(404);
+    writeFileSync(join(dir, "assets", "b.js"), "export const b = 2;");
+    const res = await t.request("GET", "/assets/b.js", { key: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe("export const b = 2;");
   });
 });
 

@@ -6,7 +6,7 @@ import {
   type UsageView,
 } from "@promptstore/core/dashboard";
 import { notFound } from "@promptstore/core/errors";
-import { isPlanName, PLANS } from "@promptstore/core/plans";
+import { planLimits } from "@promptstore/core/plans";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RateLimiter } from "../../ratelimit/limiter.js";
 import type { AccountService } from "../../service/account-service.js";
@@ -74,7 +74,7 @@ export function registerDashboardSettingsRoutes(
 
   app.get("/api/dashboard/orgs/:orgId/usage", session, async (request) => {
     const org = await ownerOfOrg(request);
-    const plan = isPlanName(org.plan) ? PLANS[org.plan] : PLANS.free;
+    const plan = planLimits(org.plan);
     const limit = plan.requestsPerMinute;
     const rate = limit === null ? null : await limiter.peek(rateLimitKey(org.id), limit, RATE_WINDOW_SECONDS);
     const usage: UsageView = {

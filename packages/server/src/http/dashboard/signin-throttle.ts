@@ -18,7 +18,7 @@ export class SignInThrottle {
 
   private refuse(reply: FastifyReply, seconds: number): never {
     reply.header("retry-after", seconds);
-    throw new AppError("rate_limited", `email: too many sign-in attempts; retry in ${seconds} s`);
+    throw new AppError("rate_limited", `too many sign-in attempts; retry in ${seconds} s`);
   }
 
   /** Counts the attempt against the address; refuses when the address or the account is over its limit. */

@@ -40,8 +40,9 @@ export async function registerDashboardFiles(
   await app.register(fastifyStatic, {
     root,
     prefix: "/",
-    // One route per built file, registered at start-up: unknown paths still reach our not-found handler.
-    wildcard: false,
+    // Files are looked up per request, so a rebuilt dashboard is served without a restart; a path that is
+    // no file goes on to the not-found handler (the app's own paths, or the 404 envelope).
+    wildcard: true,
     index: false,
     // The build writes .br and .gz copies; the smallest one the browser accepts is sent as is.
     preCompressed: true,
