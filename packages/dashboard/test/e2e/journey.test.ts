@@ -160,11 +160,40 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end", () => {
     expect(v1.body.data.version).toBe(versions[0]);
   });
 
+  it("reorders sections from the keyboard, and asks before leaving unsaved changes", async () => {
+    await page.getByRole("link", { name: "Edit" }).click();
+    const titles = () =>
+      page
+        .getByRole("textbox", { name: "Title" })
+        .evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value));
+    await expect.poll(titles).toEqual(["Role", "Rules"]);
+    await page.getByRole("textbox", { name: "Title" }).nth(1).focus();
+    await page.keyboard.press("Alt+ArrowUp");
+    await expect.poll(titles).toEqual(["Rules", "Role"]);
+    // Focus stays in the moved section, so the next key press moves it again.
+    await page.keyboard.press("Alt+ArrowDown");
+    await expect.poll(titles).toEqual(["Role", "Rules"]);
+    await page.keyboard.press("Alt+ArrowUp");
+    await expect.poll(titles).toEqual(["Rules", "Role"]);
+
+    await page.getByRole("link", { name: "History" }).click();
+    const leave = page.getByRole("dialog", { name: "Leave without saving?" });
+    await leave.waitFor();
+    await screenshot(page, "journey-08-unsaved-changes");
+    await leave.getByRole("button", { name: "Stay" }).click();
+    await expect.poll(titles).toEqual(["Rules", "Role"]);
+    await page.getByRole("link", { name: "History" }).click();
+    await leave.getByRole("button", { name: "Leave" }).click();
+    await page.waitForURL(/\/history/);
+    // Nothing was saved by moving sections around.
+    expect((await rest(server, "GET", "/api/v2/prompts/support-bot/versions")).body.data.versions).toHaveLength(2);
+  });
+
   it("previews the assembled text and fills the variables", async () => {
     await page.getByRole("link", { name: "Preview" }).click();
     await page.getByLabel("company").fill("Acme");
     await expect.poll(() => main().getByText("You help customers of Acme.").count()).toBeGreaterThan(0);
-    await screenshot(page, "journey-08-preview");
+    await screenshot(page, "journey-09-preview");
   });
 
   it("creates an API key that reads the prompt over REST, and revokes it: 401", async () => {
@@ -173,7 +202,7 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end", () => {
     const dialog = page.getByRole("dialog", { name: "Your new API key" });
     const key = await dialog.getByLabel("New API key").inputValue();
     expect(key).toMatch(/^ps_[A-Za-z0-9_-]{43}$/);
-    await screenshot(page, "journey-09-key-created");
+    await screenshot(page, "journey-10-key-created");
     await dialog.getByRole("button", { name: "Done" }).click();
 
     const read = await rest(server, "GET", "/api/v2/prompts/support-bot", key);
@@ -186,7 +215,7 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end", () => {
     await expect.poll(async () => (await rest(server, "GET", "/api/v2/prompts/support-bot", key)).status).toBe(401);
     // The key printed at first start is untouched.
     expect((await rest(server, "GET", "/api/v2/prompts/support-bot")).status).toBe(200);
-    await screenshot(page, "journey-10-settings");
+    await screenshot(page, "journey-11-settings");
   });
 
   it("signs out, and the session is gone on the server", async () => {
