@@ -20,24 +20,31 @@ export const LIMITS = {
 
 export const promptId = z
   .string()
-  .regex(PROMPT_ID_PATTERN, "must be 1-64 characters of a-z, 0-9, _ or -, starting with a letter or digit");
+  .regex(PROMPT_ID_PATTERN, "must be 1-64 characters of a-z, 0-9, _ or -, starting with a letter or digit")
+  .describe("The prompt's id: a slug unique in the project");
 
 export const promptName = z
   .string()
   .trim()
   .min(1, "must not be empty")
-  .max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`);
+  .max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`)
+  .describe("A human name, 1-200 characters; need not be unique");
 
 export const promptDescription = z
   .string()
-  .max(LIMITS.descriptionLength, `must be at most ${LIMITS.descriptionLength} characters`);
+  .max(LIMITS.descriptionLength, `must be at most ${LIMITS.descriptionLength} characters`)
+  .describe("What the prompt is for, up to 2000 characters");
 
 export const sectionInput = z.strictObject({
   title: z
     .string()
     .max(LIMITS.titleLength, `must be at most ${LIMITS.titleLength} characters`)
-    .refine((t) => t.trim() !== "", "must not be blank"),
-  content: z.string().max(LIMITS.sectionContentLength, `must be at most ${LIMITS.sectionContentLength} characters`),
+    .refine((t) => t.trim() !== "", "must not be blank")
+    .describe("The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>)"),
+  content: z
+    .string()
+    .max(LIMITS.sectionContentLength, `must be at most ${LIMITS.sectionContentLength} characters`)
+    .describe("The section's text; {{ name }} marks a variable the caller fills in"),
   enabled: z
     .boolean()
     .optional()
@@ -47,27 +54,37 @@ export const sectionInput = z.strictObject({
 export const sectionsInput = z
   .array(sectionInput)
   .min(1, "must contain at least one section")
-  .max(LIMITS.sectionsPerVersion, `must contain at most ${LIMITS.sectionsPerVersion} sections`);
+  .max(LIMITS.sectionsPerVersion, `must contain at most ${LIMITS.sectionsPerVersion} sections`)
+  .describe("Content form 1: the ordered sections, 1 to 100; the full content of the version");
 
 export const toolInput = z.strictObject({
-  type: z.literal("function"),
-  function: z.strictObject({
-    name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1-64 characters of a-z, A-Z, 0-9, _ or -"),
-    description: z
-      .string()
-      .max(LIMITS.toolDescriptionLength, `must be at most ${LIMITS.toolDescriptionLength} characters`)
-      .optional(),
-    parameters: z.looseObject({
-      type: z.literal("object"),
-      properties: z.record(z.string(), z.unknown()).optional(),
-      required: z.array(z.string()).optional(),
-    }),
-  }),
+  type: z.literal("function").describe('Always "function"'),
+  function: z
+    .strictObject({
+      name: z
+        .string()
+        .regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1-64 characters of a-z, A-Z, 0-9, _ or -")
+        .describe("The function's name, unique among the prompt's tools"),
+      description: z
+        .string()
+        .max(LIMITS.toolDescriptionLength, `must be at most ${LIMITS.toolDescriptionLength} characters`)
+        .optional()
+        .describe("What the function does, for the model"),
+      parameters: z
+        .looseObject({
+          type: z.literal("object"),
+          properties: z.record(z.string(), z.unknown()).optional(),
+          required: z.array(z.string()).optional(),
+        })
+        .describe("A JSON Schema object (type, properties, required) of the function's arguments"),
+    })
+    .describe("The function the model may call"),
 });
 
 export const toolsInput = z
   .array(toolInput)
   .max(LIMITS.toolsPerVersion, `must contain at most ${LIMITS.toolsPerVersion} tools`)
+  .describe("Function-calling tools in the chat-completions format; absent means none")
   .superRefine((tools, ctx) => {
     const seen = new Set<string>();
     tools.forEach((tool, i) => {
@@ -83,7 +100,10 @@ export const markdownInput = z
   .max(LIMITS.markdownLength, `must be at most ${LIMITS.markdownLength} characters`)
   .describe("Content form 2: every level-1 heading (# Title) starts a section.");
 
-export const message = z.string().max(LIMITS.messageLength, `must be at most ${LIMITS.messageLength} characters`);
+export const message = z
+  .string()
+  .max(LIMITS.messageLength, `must be at most ${LIMITS.messageLength} characters`)
+  .describe("A change note kept with the version, up to 1000 characters");
 
 const VERSION_REF = /^(production|latest|[0-9a-f]{7,64})$/;
 export const versionRef = z
@@ -153,8 +173,9 @@ export const listQuery = z.object({
     .int("must be a whole number from 1 to 100")
     .min(1, "must be a whole number from 1 to 100")
     .max(100, "must be a whole number from 1 to 100")
-    .optional(),
-  cursor: z.string().max(512, "is not a valid cursor").optional(),
+    .optional()
+    .describe("Page size, 1-100; without it every prompt is listed"),
+  cursor: z.string().max(512, "is not a valid cursor").optional().describe("next_cursor of the previous page"),
 });
 
 export type CreatePromptBody = z.infer<typeof createPromptBody>;

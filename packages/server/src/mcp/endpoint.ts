@@ -18,6 +18,14 @@ export function authInfoFor(scope: Scope): AuthInfo {
  * The MCP endpoint: stateless, a fresh server per request bound to the key's project, serving both the
  * 2026-07-28 revision and 2025 clients that open with `initialize`.
  */
+/**
+ * What the SDK reports through `onerror`: a client's own mistake (a body that is not JSON-RPC, a protocol
+ * header it does not support) is worth a warning, without a stack; anything else is ours.
+ */
+export function isClientMistake(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith("Rejected inbound request");
+}
+
 export function createMcpEndpoint(service: PromptService, report: (error: unknown) => void): McpHttpHandler {
   return createMcpHandler(
     (ctx) => {
@@ -26,7 +34,9 @@ export function createMcpEndpoint(service: PromptService, report: (error: unknow
       if (!scope) throw new Error("MCP request reached the server without an authenticated scope");
       const server = new McpServer(
         { name: "promptstore", version: VERSION },
-        { capabilities: { prompts: {} }, instructions: INSTRUCTIONS },
+        // The SDK would claim listChanged for both; tools never change, and no prompt notifications are
+        // sent yet, so neither is claimed.
+        { capabilities: { prompts: { listChanged: false }, tools: { listChanged: false } }, instructions: INSTRUCTIONS },
       );
       registerPromptTools(server, service, scope, report);
       registerPromptCapability(server, service, scope);

@@ -16,7 +16,7 @@ export function registerPromptCapability(server: McpServer, service: PromptServi
       prompts: prompts.map((p) => ({
         name: p.id,
         title: p.name,
-        ...(p.description !== "" ? { description: p.description } : {}),
+        description: p.description,
         arguments: p.variables.map((name) => ({ name, description: `Value for {{ ${name} }}`, required: true })),
       })),
     };

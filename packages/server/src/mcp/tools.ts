@@ -65,7 +65,7 @@ export function registerPromptTools(
     {
       title: "Create a prompt",
       description:
-        "Creates a prompt with its first version, from sections [{title, content}] or from markdown (every # heading starts a section). Optional tools in the chat-completions format; publish makes it production.",
+        "Creates a prompt with its first version. Give exactly one of `sections` ([{title, content}]) or `markdown` (every level-1 `# Heading` starts a section). The id is derived from the name unless given; a name whose id is taken gets a suffixed id (support-bot-2), so read `id` from the result. Optional tools in the chat-completions format; publish: true makes the first version production.",
       inputSchema: withRestMessages(createPromptInput),
       annotations: WRITE,
     },
@@ -88,9 +88,11 @@ export function registerPromptTools(
     "publish_prompt",
     {
       title: "Publish a prompt version",
-      description: "Points production at a version (latest by default). Rolling back is publishing an older hash.",
+      description:
+        "Points production at a version (latest by default): applications reading the prompt get it from their next read. Rolling back is publishing an older hash.",
       inputSchema: withRestMessages(publishInput),
-      annotations: { ...WRITE, idempotentHint: true },
+      // It replaces what production serves: destructive for the version it moves away from.
+      annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
     },
     (args) => toolResult(() => service.publish(scope, args.id, args.version ?? "latest"), report),
   );
