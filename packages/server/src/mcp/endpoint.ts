@@ -36,7 +36,10 @@ export function createMcpEndpoint(service: PromptService, report: (error: unknow
         { name: "promptstore", version: VERSION },
         // The SDK would claim listChanged for both; tools never change, and no prompt notifications are
         // sent yet, so neither is claimed.
-        { capabilities: { prompts: { listChanged: false }, tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+        {
+          capabilities: { prompts: { listChanged: false }, tools: { listChanged: false } },
+          instructions: INSTRUCTIONS,
+        },
       );
       registerPromptTools(server, service, scope, report);
       registerPromptCapability(server, service, scope);

@@ -190,7 +190,9 @@ describe.each(DATABASES)("dashboard sessions ($name)", (database) => {
       });
       expect(wrong.status).toBe(403);
       expect(wrong.body).toEqual({ success: false, error: "current_password: is wrong" });
-      const missing = await b.call("POST", "/api/dashboard/password", { body: { new_password: "long enough passphrase" } });
+      const missing = await b.call("POST", "/api/dashboard/password", {
+        body: { new_password: "long enough passphrase" },
+      });
       expect(missing.status).toBe(400);
       expect(missing.body).toEqual({ success: false, error: "current_password: required" });
       const short = await b.call("POST", "/api/dashboard/password", {
