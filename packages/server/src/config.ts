@@ -2,6 +2,7 @@ import { email } from "@promptstore/core/dashboard";
 import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
 import { PLAN_NAMES } from "@promptstore/core/plans";
 import { z } from "zod";
+import { DEFAULT_INVALIDATION_TIMEOUT_MS } from "./store/change-channel.js";
 
 const flag = z.enum(["true", "false", "1", "0", "on", "off"]).transform((v) => ["true", "1", "on"].includes(v));
 
@@ -18,6 +19,16 @@ const envSchema = z.object({
   PROMPTSTORE_DEFAULT_PLAN: z.enum(PLAN_NAMES as [string, ...string[]]).default("free"),
   PROMPTSTORE_READ_CACHE: flag.default(true),
   PROMPTSTORE_TRUST_PROXY: flag.default(false),
+  /**
+   * On PostgreSQL, how long a write waits, after commit, for every other instance to drop what it made
+   * stale before answering anyway (with a warning); 0 answers at once.
+   */
+  PROMPTSTORE_INVALIDATION_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(DEFAULT_INVALIDATION_TIMEOUT_MS),
   /** How long SIGTERM waits for requests in flight before closing their connections. */
   PROMPTSTORE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** How long a dashboard session lasts after sign-in. */

@@ -1,5 +1,6 @@
 import { isPlanName, PLAN_NAMES, type PlanName } from "@promptstore/core/plans";
 import type { Command } from "commander";
+import { loadConfig } from "../config.js";
 import { ChangeBus } from "../service/change-bus.js";
 import { TenantService } from "../service/tenant-service.js";
 import { openStore } from "../store/index.js";
@@ -10,12 +11,19 @@ interface JsonFlag {
   json?: boolean;
 }
 
+/**
+ * Tenants changes made here are announced to every running server, and the command returns only once they
+ * have all dropped what the change made stale: after `key revoke`, no instance accepts the key.
+ */
 async function withTenants<T>(work: (tenants: TenantService) => Promise<T>): Promise<T> {
-  const store = await openStore(process.env.DATABASE_URL);
+  const config = loadConfig();
+  const store = await openStore(config.DATABASE_URL, {
+    invalidationTimeoutMs: config.PROMPTSTORE_INVALIDATION_TIMEOUT_MS,
+  });
   try {
     return await work(
-      new TenantService(new TenantStore(store.db), new ChangeBus(), (change) =>
-        store.channel.announce(store.db, change),
+      new TenantService(new TenantStore(store.db), new ChangeBus(), async (change) =>
+        (await store.channel.announce(store.db, change))?.delivered(),
       ),
     );
   } finally {

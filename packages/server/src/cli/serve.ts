@@ -31,7 +31,10 @@ export function registerServeCommand(program: Command): void {
 }
 
 async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Promise<void> {
-  const store = await openStore(config.DATABASE_URL, { poolSize: config.DATABASE_POOL_SIZE });
+  const store = await openStore(config.DATABASE_URL, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    invalidationTimeoutMs: config.PROMPTSTORE_INVALIDATION_TIMEOUT_MS,
+  });
   const rateLimiter = await createRateLimiter({ redisUrl: config.REDIS_URL, store, databaseUrl: config.DATABASE_URL });
   const app = await buildApp({ store, config, logger: { level: config.LOG_LEVEL }, rateLimiter });
   // Installed before listening: a supervisor may signal as soon as the port answers.

@@ -11,6 +11,8 @@ export class KeyCache {
   private readonly grants: LRUCache<string, KeyGrant>;
   /** When each key's last use was last written, per key id. */
   private readonly touched = new Map<string, number>();
+  /** Moves on at every clear: a lookup that started before a revocation must not cache what it found. */
+  private generation = 0;
 
   constructor(
     private readonly lookup: (key: string) => Promise<KeyGrant | undefined>,
@@ -25,7 +27,10 @@ export class KeyCache {
     this.grants = new LRUCache({ max: options.max ?? 10_000, ttl: options.ttlMs ?? 10_000 });
     this.onUse = options.onUse;
     bus.subscribe((change) => {
-      if (change.kind === "tenants" || change.kind === "reset") this.grants.clear();
+      if (change.kind === "tenants" || change.kind === "reset") {
+        this.generation++;
+        this.grants.clear();
+      }
     });
   }
 
@@ -49,10 +54,11 @@ export class KeyCache {
   }
 
   private async load(key: string): Promise<KeyGrant | undefined> {
+    const generation = this.generation;
     const grant = await this.lookup(key);
     // Misses are not cached: a key created a moment ago by the CLI must work at once.
     if (grant) {
-      this.grants.set(key, grant);
+      if (generation === this.generation) this.grants.set(key, grant);
       this.used(grant);
     }
     return grant;

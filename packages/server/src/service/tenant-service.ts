@@ -5,8 +5,9 @@ import type { ChangeBus } from "./change-bus.js";
 
 /**
  * Organizations, plans, projects and keys. Changes that narrow access (revoking a key, changing a plan)
- * are announced, to this process's caches and to every other instance (`announce`), so every key cache
- * drops what it held. The CLI runs this too, so a revocation from the command line reaches running servers.
+ * are announced, to this process's caches and to every other instance (`announce`, which resolves once
+ * they have all dropped what they held), so every key cache drops what it held before the change answers.
+ * The CLI runs this too, so a revocation from the command line reaches running servers.
  */
 export class TenantService {
   constructor(

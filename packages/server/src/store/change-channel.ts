@@ -1,90 +1,45 @@
-import { randomUUID } from "node:crypto";
 import type { Change } from "@promptstore/core/change";
-import { type Kysely, sql } from "kysely";
-import pg from "pg";
+import type { Kysely } from "kysely";
 import type { Database } from "./schema.js";
 
 /**
  * Carries committed changes to the other processes on the same database, so that every instance's caches
- * drop what a write on any instance made stale.
+ * drop what a write on any instance made stale, before that write answers.
  */
 export interface ChangeChannel {
   /**
    * Announces a change as part of the transaction `db` is in: other instances hear it exactly when that
-   * transaction commits, and never when it rolls back.
+   * transaction commits, and never when it rolls back (outside a transaction, at once). Undefined when no
+   * other instance is listening, so there is nothing to wait for.
    */
-  announce(db: Kysely<Database>, change: Change): Promise<void>;
-  /** Delivers changes announced by other processes until the returned function is called. */
+  announce(db: Kysely<Database>, change: Change): Promise<Announcement | undefined>;
+  /**
+   * Delivers changes announced by other processes until the returned function is called. `deliver` must
+   * have dropped what the change made stale when it returns: its return is what is acknowledged.
+   * `onError` also hears of acknowledgements that did not come in time.
+   */
   listen(deliver: (change: Change) => void, onError: (error: unknown) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
 }
 
-/** One SQLite file, one server: nothing to tell. */
+/** A change announced in a transaction that has not yet ended. */
+export interface Announcement {
+  /**
+   * Call after commit. Resolves once every other instance that was listening when the change was announced
+   * has dropped what it made stale, or is gone; at the deadline at the latest, reported and never thrown:
+   * the change is committed and the write must answer.
+   */
+  delivered(): Promise<void>;
+  /** Call after a rollback: nobody will hear the change. */
+  withdraw(): void;
+}
+
+/** How long a write waits for the other instances unless configured (PROMPTSTORE_INVALIDATION_TIMEOUT_MS). */
+export const DEFAULT_INVALIDATION_TIMEOUT_MS = 1_000;
+
+/** One SQLite file, one server: nothing to tell, nobody to wait for. */
 export const localChannel: ChangeChannel = {
-  announce: async () => {},
+  announce: async () => undefined,
   listen: async () => async () => {},
+  close: async () => {},
 };
-
-const CHANNEL = "promptstore_changes";
-const RECONNECT_MS = [100, 500, 1000, 2000, 5000];
-
-/**
- * PostgreSQL LISTEN/NOTIFY: no extra service. The notification is sent inside the write's transaction, so
- * PostgreSQL delivers it to every listener at commit, before the writer has even answered its client; a
- * read that client then sends to another instance finds that instance already told.
- */
-export function postgresChannel(url: string): ChangeChannel {
-  const origin = randomUUID();
-  return {
-    async announce(db, change) {
-      await sql`select pg_notify(${CHANNEL}, ${JSON.stringify({ origin, change })})`.execute(db);
-    },
-
-    async listen(deliver, onError) {
-      let client: pg.Client | undefined;
-      let stopped = false;
-      let attempt = 0;
-
-      const connect = async (): Promise<void> => {
-        const next = new pg.Client({ connectionString: url });
-        next.on("notification", (message) => {
-          try {
-            const payload = JSON.parse(message.payload ?? "{}") as { origin?: string; change?: Change };
-            if (payload.origin !== origin && payload.change) deliver(payload.change);
-          } catch (error) {
-            onError(error);
-          }
-        });
-        next.on("error", (error) => {
-          onError(error);
-          void reconnect();
-        });
-        await next.connect();
-        await next.query(`LISTEN ${CHANNEL}`);
-        client = next;
-        attempt = 0;
-      };
-
-      const reconnect = async (): Promise<void> => {
-        const old = client;
-        client = undefined;
-        old?.end().catch(() => {});
-        while (!stopped && !client) {
-          await new Promise((r) => setTimeout(r, RECONNECT_MS[Math.min(attempt++, RECONNECT_MS.length - 1)]));
-          try {
-            await connect();
-            // Whatever was announced while we were away is lost: treat every cache as stale.
-            deliver({ kind: "reset" });
-          } catch (error) {
-            onError(error);
-          }
-        }
-      };
-
-      await connect();
-      return async () => {
-        stopped = true;
-        await client?.end().catch(() => {});
-      };
-    },
-  };
-}

@@ -1,9 +1,10 @@
 import { Kysely, Migrator } from "kysely";
-import { type ChangeChannel, localChannel, postgresChannel } from "./change-channel.js";
+import { type ChangeChannel, DEFAULT_INVALIDATION_TIMEOUT_MS, localChannel } from "./change-channel.js";
 import { CompiledQueries } from "./compiled-queries.js";
 import { postgresDialect } from "./dialects/postgres.js";
 import { sqliteDialect } from "./dialects/sqlite.js";
 import { migrationProvider } from "./migrations/index.js";
+import { postgresChannel } from "./postgres-channel.js";
 import type { Database } from "./schema.js";
 
 export type DialectName = "sqlite" | "postgres";
@@ -30,20 +31,33 @@ function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, "//***@");
 }
 
+export interface StoreOptions {
+  poolSize?: number;
+  /** How long a write waits for the other instances to drop what it made stale (PostgreSQL). */
+  invalidationTimeoutMs?: number;
+}
+
 /** Opens the database a `DATABASE_URL` names and brings its schema up to date. */
-export async function openStore(databaseUrl: string | undefined, options: { poolSize?: number } = {}): Promise<Store> {
+export async function openStore(databaseUrl: string | undefined, options: StoreOptions = {}): Promise<Store> {
   const dialect = dialectOf(databaseUrl);
   const location = databaseUrl || DEFAULT_SQLITE_PATH;
   const db = new Kysely<Database>({
     dialect: dialect === "postgres" ? postgresDialect(location, options.poolSize ?? 10) : sqliteDialect(location),
   });
+  const channel =
+    dialect === "postgres"
+      ? postgresChannel(location, { timeoutMs: options.invalidationTimeoutMs ?? DEFAULT_INVALIDATION_TIMEOUT_MS })
+      : localChannel;
   const store: Store = {
     db,
     dialect,
     queries: new CompiledQueries(),
-    channel: dialect === "postgres" ? postgresChannel(location) : localChannel,
+    channel,
     location: redact(location),
-    close: () => db.destroy(),
+    close: async () => {
+      await channel.close();
+      await db.destroy();
+    },
   };
   try {
     await migrate(db);

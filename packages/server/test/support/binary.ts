@@ -31,6 +31,8 @@ export interface RunningServer {
   process: ChildProcess;
   /** JSON lines the server printed with --json (bootstrap, listening). */
   events: Record<string, any>[];
+  /** Its log lines so far (LOG_LEVEL=warn unless told). */
+  logs: Record<string, any>[];
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -41,6 +43,7 @@ export function startServer(databaseUrl: string, env: Record<string, string> = {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const events: Record<string, any>[] = [];
+  const logs: Record<string, any>[] = [];
   let stderr = "";
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
@@ -57,6 +60,7 @@ export function startServer(databaseUrl: string, env: Record<string, string> = {
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
         newline = buffer.indexOf("\n");
+        if (line.startsWith('{"level"')) logs.push(JSON.parse(line));
         if (!line.startsWith('{"event"')) continue;
         const event = JSON.parse(line);
         events.push(event);
@@ -66,6 +70,7 @@ export function startServer(databaseUrl: string, env: Record<string, string> = {
             url: event.url,
             process: child,
             events,
+            logs,
             async stop(signal = "SIGTERM") {
               if (child.exitCode === null) child.kill(signal);
               return exited;
