@@ -11,3 +11,8 @@ export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];
 export function isPlanName(value: string): value is PlanName {
   return Object.hasOwn(PLANS, value);
 }
+
+/** The limits of a plan by name; an unknown name (a plan removed from code) gets the free plan's. */
+export function planLimits(name: string): (typeof PLANS)[PlanName] {
+  return isPlanName(name) ? PLANS[name] : PLANS.free;
+}

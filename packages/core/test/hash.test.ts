@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Content } from "../src/content.js";
-import { contentHash, withSectionIds } from "../src/hash.js";
+import { contentHash, isFullHash, withSectionIds } from "../src/hash.js";
 
 const base: Content = {
   sections: [
@@ -77,5 +77,15 @@ describe("withSectionIds", () => {
     const same = { title: "A", content: "x", enabled: true };
     const ids = withSectionIds([same, same, same]).map((s) => s.id);
     expect(new Set(ids).size).toBe(3);
+  });
+});
+
+describe("isFullHash", () => {
+  it("is true for 64 lowercase hex characters only", () => {
+    expect(isFullHash(contentHash(base))).toBe(true);
+    expect(isFullHash(contentHash(base).slice(0, 63))).toBe(false);
+    expect(isFullHash(contentHash(base).toUpperCase())).toBe(false);
+    expect(isFullHash(`${contentHash(base)}0`)).toBe(false);
+    expect(isFullHash("latest")).toBe(false);
   });
 });

@@ -1,9 +1,11 @@
-// npm run bench: the read path against a bare node:http server, uncached reads, saves, lists, and the
-// same read in a large store. Prints as it goes and writes bench/results.md at the repository root.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// npm run bench: the read path against a bare node:http server, uncached reads, saves, lists, the same
+// read in a large store, and the herd of clients that re-read after a publish. Prints as it goes and
+// writes bench/results.md at the repository root.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { HERD_CLIENTS, HERD_PUBLISHES, herdBench } from "./lib/herd.js";
 import { CONNECTIONS, DURATION_S, measure, WARMUP_S } from "./lib/load.js";
 import { startBareServer, startServer } from "./lib/processes.js";
 import { benchSections, seed } from "./lib/seed.js";
@@ -12,6 +14,7 @@ const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.u
 const BIG_PROMPTS = Number(process.env.BENCH_BIG_PROMPTS ?? 10_000);
 const tmp = mkdtempSync(join(tmpdir(), "promptstore-bench-"));
 const rows = [];
+const herds = [];
 const notes = [];
 
 async function withServer(databaseUrl, env, work) {
@@ -38,41 +41,53 @@ function median(name, runs) {
 }
 
 /**
- * The read of one prompt from a cached server, an uncached server and (optionally) the bare baseline,
- * all running at once and loaded in turn, round after round: noise on this shared machine then falls on
- * all of them alike, and each reports its median round.
+ * The read of one prompt from a cached and an uncached server on each store, and (optionally) the bare
+ * baseline, all running at once and loaded in turn, round after round: noise on this shared machine then
+ * falls on all of them alike (the large store against the small one included), and each reports its
+ * median round.
  */
-async function readBench(label, databaseUrl, seeded, { bare = false } = {}) {
-  const headers = { "x-api-key": seeded.key };
-  const path = `/api/v2/prompts/${seeded.promptId}`;
-  const cached = await startServer(databaseUrl, {});
-  const uncached = await startServer(databaseUrl, { PROMPTSTORE_READ_CACHE: "false" });
-  const body = Buffer.from(await (await fetch(cached.url + path, { headers })).arrayBuffer());
+async function readBench(stores, { bare = false } = {}) {
+  const targets = [];
+  for (const { label, databaseUrl, seeded } of stores) {
+    const headers = { "x-api-key": seeded.key };
+    const path = `/api/v2/prompts/${seeded.promptId}`;
+    const cached = await startServer(databaseUrl, {});
+    const uncached = await startServer(databaseUrl, { PROMPTSTORE_READ_CACHE: "false" });
+    targets.push({ label, headers, path, cached, uncached, runs: { cached: [], uncached: [] } });
+  }
+  const first = targets[0];
+  const body = Buffer.from(
+    await (await fetch(first.cached.url + first.path, { headers: first.headers })).arrayBuffer(),
+  );
   const baseline = bare ? await startBareServer(body) : undefined;
-  const runs = { cached: [], uncached: [], bare: [] };
+  const bareRuns = [];
   try {
     for (let round = 1; round <= ROUNDS; round++) {
-      runs.cached.push(
-        await measure(`${label}: cached read, round ${round}`, { url: cached.url + path, headers, pid: cached.pid }),
-      );
-      if (baseline)
-        runs.bare.push(await measure(`bare node:http, round ${round}`, { url: baseline.url, pid: baseline.pid }));
-      runs.uncached.push(
-        await measure(`${label}: uncached read, round ${round}`, {
-          url: uncached.url + path,
-          headers,
-          pid: uncached.pid,
-        }),
-      );
+      for (const { label, headers, path, cached, uncached, runs } of targets) {
+        runs.cached.push(
+          await measure(`${label}: cached read, round ${round}`, { url: cached.url + path, headers, pid: cached.pid }),
+        );
+        if (baseline && targets[0].label === label)
+          bareRuns.push(await measure(`bare node:http, round ${round}`, { url: baseline.url, pid: baseline.pid }));
+        runs.uncached.push(
+          await measure(`${label}: uncached read, round ${round}`, {
+            url: uncached.url + path,
+            headers,
+            pid: uncached.pid,
+          }),
+        );
+      }
     }
   } finally {
-    await Promise.all([cached.stop(), uncached.stop(), baseline?.stop()]);
+    await Promise.all([...targets.flatMap((t) => [t.cached.stop(), t.uncached.stop()]), baseline?.stop()]);
   }
   return {
     bytes: body.length,
-    cached: median(`${label}: cached production read, guard on`, runs.cached),
-    uncached: median(`${label}: uncached production read, guard on (PROMPTSTORE_READ_CACHE=false)`, runs.uncached),
-    bare: baseline ? median("bare node:http server answering the same bytes", runs.bare) : undefined,
+    bare: baseline ? median("bare node:http server answering the same bytes", bareRuns) : undefined,
+    stores: targets.map(({ label, runs }) => ({
+      cached: median(`${label}: cached production read, guard on`, runs.cached),
+      uncached: median(`${label}: uncached production read, guard on (PROMPTSTORE_READ_CACHE=false)`, runs.uncached),
+    })),
   };
 }
 
@@ -109,27 +124,35 @@ async function suite(label, makeUrl, { bare, big: withBig = true }) {
   const result = {};
   const smallUrl = await makeUrl("small");
   const small = await seed(smallUrl, { prompts: 10, versions: 10 });
-  result.small = await readBench(`${label}, 10 prompts`, smallUrl, small, { bare });
+  const stores = [{ label: `${label}, 10 prompts`, databaseUrl: smallUrl, seeded: small }];
+  if (withBig) {
+    const bigUrl = await makeUrl("big");
+    const started = Date.now();
+    const big = await seed(bigUrl, {
+      prompts: BIG_PROMPTS,
+      versions: 10,
+      onProgress: (n) => process.stdout.write(`  seeded ${n} prompts × 10 versions\r`),
+    });
+    notes.push(
+      `${label}: seeding ${BIG_PROMPTS} prompts × 10 versions through the service took ${((Date.now() - started) / 1000).toFixed(0)} s; ` +
+        `the database file is ${(statSync(bigUrl).size / 2 ** 20).toFixed(0)} MB.`,
+    );
+    stores.push({ label: `${label}, ${BIG_PROMPTS} prompts × 10 versions`, databaseUrl: bigUrl, seeded: big });
+  }
+  const reads = await readBench(stores, { bare });
+  result.small = { ...reads.stores[0], bare: reads.bare, bytes: reads.bytes };
+  result.big = reads.stores[1];
   result.saves = await saveBench(label, smallUrl, small);
 
   const listUrl = await makeUrl("list");
   result.list = await listBench(label, listUrl, await seed(listUrl, { prompts: 1000 }));
 
   rows.push(result.small.cached, result.small.bare, result.small.uncached, result.saves, result.list);
-  if (!withBig) return result;
+  if (result.big) rows.push(result.big.cached, result.big.uncached);
 
-  const bigUrl = await makeUrl("big");
-  const started = Date.now();
-  const big = await seed(bigUrl, {
-    prompts: BIG_PROMPTS,
-    versions: 10,
-    onProgress: (n) => process.stdout.write(`  seeded ${n} prompts × 10 versions\r`),
-  });
-  notes.push(
-    `${label}: seeding ${BIG_PROMPTS} prompts × 10 versions through the service took ${((Date.now() - started) / 1000).toFixed(0)} s.`,
-  );
-  result.big = await readBench(`${label}, ${BIG_PROMPTS} prompts × 10 versions`, bigUrl, big);
-  rows.push(result.big.cached, result.big.uncached);
+  const herdUrl = await makeUrl("herd");
+  result.herd = await herdBench(label, herdUrl, await seed(herdUrl, { prompts: 10, versions: 10 }));
+  herds.push(result.herd);
   return result;
 }
 
@@ -217,6 +240,11 @@ function report(sqlite) {
       `${pct(small.uncached.rps, bare.rps)}`,
       small.uncached.rps >= 0.3 * bare.rps,
     ],
+    ...herds.map((h) => [
+      `${h.label}: one database read per publish under a herd of ${h.clients} clients`,
+      `${Math.max(...h.readsPerPublish)} at most (${h.readsPerPublish.join(", ")})`,
+      Math.max(...h.readsPerPublish) === 1 && h.wrong === 0,
+    ]),
     [
       `Uncached read latency with ${BIG_PROMPTS} prompts within 20% of 10 (p50)`,
       `${big.uncached.p50} ms vs ${small.uncached.p50} ms`,
@@ -249,8 +277,9 @@ function report(sqlite) {
 Written by \`npm run bench\` on ${new Date().toISOString()}: ${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}),
 ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}. Each row: autocannon, ${CONNECTIONS} connections,
 ${WARMUP_S} s warm-up then ${DURATION_S} s measured, against a separate server process on loopback (the load
-generator shares the machine's cores). Reads are measured in ${ROUNDS} interleaved rounds (cached, bare, uncached,
-again and again) and report the median round; the req/s of every round is given in brackets. The servers run with
+generator shares the machine's cores). Reads are measured in ${ROUNDS} interleaved rounds (cached, bare, uncached, then
+the large store's cached and uncached, again and again) and report the median round; the req/s of every round is
+given in brackets. The servers run with
 LOG_LEVEL=warn (no access log). Peak RSS is the kernel's high-water mark (VmHWM) of the server process,
 reset before the measured run. The read is a published prompt of 5 sections, ${small.bytes} bytes of response.
 
@@ -260,13 +289,28 @@ reset before the measured run. The read is a published prompt of 5 sections, ${s
 |---|---|---|
 ${targets.map(([t, v, ok]) => `| ${t} | ${v} | ${check(ok)} |`).join("\n")}
 
-Cached / bare ratio: ${(small.cached.rps / bare.rps).toFixed(2)} of the requests per second.
+Cached / bare ratio: ${(small.cached.rps / bare.rps).toFixed(2)} of the requests per second; uncached / bare:
+${(small.uncached.rps / bare.rps).toFixed(2)}.
 
 ## All runs
 
 ${table(rows)}
 
 ${notes.map((n) => `- ${n}`).join("\n")}
+
+## The herd
+
+${HERD_CLIENTS} clients, each on its own open keep-alive connection, re-read the published prompt at the same
+moment right after a publish, ${HERD_PUBLISHES} publishes in a row (alternating two versions), with the read cache
+on. Database reads are counted by the server itself (\`PromptService.reads\`): the server is the app as
+\`promptstore serve\` builds it, with the binary's heap flags, in a process that reports the counter to the bench
+over IPC (bench/lib/counting-server.js). Latency is that of the herd's requests, from the client's side, and
+includes their queueing behind one another on ${cpus().length} cores shared with the client. Every answer must be a
+200 serving the version just published.
+
+| Database | database reads per publish | p50 ms | p99 ms | wrong answers |
+|---|---|---:|---:|---:|
+${herds.map((h) => `| ${h.label} | ${h.readsPerPublish.join(", ")} | ${h.p50} | ${h.p99} | ${h.wrong} |`).join("\n")}
 `;
 }
 

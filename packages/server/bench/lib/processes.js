@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -61,6 +61,28 @@ export async function startServer(databaseUrl, env = {}) {
     "promptstore",
   );
   return { ...handle(child, url), events };
+}
+
+/**
+ * The app in a process that reports its database read counter (bench/lib/counting-server.js), with the
+ * binary's heap flags. `reads()` asks it for the count.
+ */
+export async function startCountingServer(databaseUrl, env = {}) {
+  const child = fork(fileURLToPath(new URL("./counting-server.js", import.meta.url)), [], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...env },
+    execArgv: ["--max-old-space-size=128", "--max-semi-space-size=8"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const url = await new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`counting server exited with ${code}`)));
+    child.once("message", (message) => resolve(message.url));
+  });
+  const reads = () =>
+    new Promise((resolve) => {
+      child.once("message", (message) => resolve(message.reads));
+      child.send("reads");
+    });
+  return { ...handle(child, url), reads };
 }
 
 /** The baseline: a bare node:http server answering the given bytes to every request. */

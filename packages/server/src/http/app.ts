@@ -5,7 +5,7 @@ import { LIMITS } from "@promptstore/core/schemas";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import secureJsonParse from "secure-json-parse";
 import type { Config } from "../config.js";
-import { createMcpEndpoint } from "../mcp/endpoint.js";
+import { createMcpEndpoint, isClientMistake } from "../mcp/endpoint.js";
 import { memoryRateLimiter } from "../ratelimit/flexible.js";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 import { AccountService } from "../service/account-service.js";
@@ -75,8 +75,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const bus = options.bus ?? new ChangeBus();
   const service = new PromptService(store, bus, { guardText: config.PROMPTSTORE_GUARD_TEXT });
-  const tenants = new TenantService(new TenantStore(store.db), bus, (change) =>
-    store.channel.announce(store.db, change),
+  const tenants = new TenantService(new TenantStore(store.db), bus, async (change) =>
+    (await store.channel.announce(store.db, change))?.delivered(),
   );
   // Changes made by other instances (and by the CLI) reach this one's caches.
   const stopListening = await store.channel.listen(
@@ -90,7 +90,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const accounts = new AccountService(new AccountStore(store.db), { sessionTtlMs });
   const limiter = options.rateLimiter ?? memoryRateLimiter();
   const cache = config.PROMPTSTORE_READ_CACHE ? new ReadCache(bus) : null;
-  const mcp = createMcpEndpoint(service, (error) => server.log.error({ err: error }, "MCP request failed"));
+  const mcp = createMcpEndpoint(service, (error) =>
+    isClientMistake(error)
+      ? server.log.warn({ reason: (error as Error).message }, "MCP client sent a request it should not have")
+      : server.log.error({ err: error }, "MCP request failed"),
+  );
   // Node closes idle keep-alive connections once, when close() is called; a connection that was busy then
   // would stay open until its keep-alive timeout and hold the shutdown. While draining, close the idle
   // ones again and again (no per-request cost, unlike a hook on every response).

@@ -1,36 +1,45 @@
-import type { PromptView } from "@promptstore/core/views";
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Scope } from "../service/prompt-service.js";
-import { ok } from "./envelope.js";
+import { noneMatch } from "./etag.js";
 import type { ReadCache } from "./read-cache.js";
 
 /**
- * Serves a read from the cache when it can, else reads, serializes once and caches the bytes.
+ * Serves a read from the cache when it can, else through the cache's single flight (one database read
+ * for concurrent misses), else (cache off) straight from `read`, which gives the response body.
  * `variant` names everything besides the prompt that shaped the bytes (surface, version, guard).
  * A hit is answered synchronously and returns undefined (the handler then awaits nothing); a miss
- * returns the promise of the read.
+ * returns the promise of the read. With an `etag`, a successful read carries it, and a request whose
+ * `If-None-Match` matches it is answered 304 without a body.
  */
 export function sendCachedRead(
+  request: FastifyRequest,
   reply: FastifyReply,
   cache: ReadCache | null,
   scope: Scope,
   promptId: string,
   variant: string,
-  read: () => Promise<PromptView>,
-  shape: (view: PromptView) => unknown = (view) => view,
+  read: () => Promise<string>,
+  etag?: string,
 ): undefined | Promise<FastifyReply> {
   reply.type("application/json; charset=utf-8");
-  const generation = cache?.generation(scope.projectId, promptId);
-  if (cache && generation !== undefined) {
-    const hit = cache.get(scope.projectId, promptId, generation, variant);
-    if (hit) {
-      reply.send(hit);
-      return undefined;
-    }
+  if (!cache) return bytesOf(read).then((body) => send(request, reply, body, etag));
+  const generation = cache.generation(scope.projectId, promptId);
+  const hit = cache.get(scope.projectId, promptId, generation, variant);
+  if (hit) {
+    send(request, reply, hit, etag);
+    return undefined;
   }
-  return read().then((view) => {
-    const bytes = Buffer.from(JSON.stringify(ok(shape(view))));
-    if (cache && generation !== undefined) cache.set(scope.projectId, promptId, generation, variant, bytes);
-    return reply.send(bytes);
-  });
+  return cache
+    .load(scope.projectId, promptId, generation, variant, () => bytesOf(read))
+    .then((body) => send(request, reply, body, etag));
+}
+
+const bytesOf = (read: () => Promise<string>) => read().then((body) => Buffer.from(body));
+
+function send(request: FastifyRequest, reply: FastifyReply, body: Buffer, etag: string | undefined): FastifyReply {
+  if (etag === undefined) return reply.send(body);
+  reply.header("etag", etag);
+  if (!noneMatch(request.headers["if-none-match"], etag)) return reply.send(body);
+  reply.removeHeader("content-type");
+  return reply.code(304).send();
 }

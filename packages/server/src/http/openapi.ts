@@ -20,6 +20,8 @@ interface Operation {
   status: 200 | 201;
   response: z.ZodType;
   errors: number[];
+  /** Answers with an ETag when a full hash is asked for, and 304 to a matching If-None-Match. */
+  conditional?: true;
 }
 
 const OPERATIONS: Operation[] = [
@@ -49,6 +51,7 @@ const OPERATIONS: Operation[] = [
     status: 200,
     response: promptView,
     errors: [400, 401, 404, 409, 429],
+    conditional: true,
   },
   {
     method: "put",
@@ -78,6 +81,12 @@ const OPERATIONS: Operation[] = [
   },
 ];
 
+const ETAG_HEADER = {
+  description:
+    'Only when `version` is a full 64-character hash: `"<hash>.g1"` (guard on) or `"<hash>.g0"`. The version never changes.',
+  schema: { type: "string" },
+};
+
 const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" });
 
@@ -98,9 +107,20 @@ function operation(op: Operation): Record<string, unknown> {
   const responses: Record<string, unknown> = {
     [op.status]: {
       description: "Success",
+      ...(op.conditional ? { headers: { ETag: ETAG_HEADER } } : {}),
       content: { "application/json": { schema: jsonSchema(successEnvelope(op.response), "output") } },
     },
   };
+  if (op.conditional) {
+    parameters.push({
+      name: "If-None-Match",
+      in: "header",
+      required: false,
+      schema: { type: "string" },
+      description: "An ETag from an earlier read of the same full hash and guard: answered 304 while it matches",
+    });
+    responses[304] = { description: "Not modified: the ETag matches; no body", headers: { ETag: ETAG_HEADER } };
+  }
   for (const status of op.errors) {
     responses[status] = { $ref: `#/components/responses/Error${status}` };
   }

@@ -1,5 +1,5 @@
 import { AppError } from "@promptstore/core/errors";
-import { isPlanName, PLANS } from "@promptstore/core/plans";
+import { planLimits } from "@promptstore/core/plans";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 
@@ -10,7 +10,7 @@ export const rateLimitKey = (orgId: string) => `org:${orgId}`;
 
 /** The plan's budget per minute; null when the plan has none (or unknown plans, as free). */
 export function requestsPerMinute(plan: string): number | null {
-  return (isPlanName(plan) ? PLANS[plan] : PLANS.free).requestsPerMinute;
+  return planLimits(plan).requestsPerMinute;
 }
 
 /**

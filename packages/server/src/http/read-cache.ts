@@ -7,12 +7,19 @@ import type { ChangeBus } from "../service/change-bus.js";
  * before it queries, so a read racing a publish can only store its bytes under a generation that is
  * already dead. `production` and `latest` are therefore never served stale, and nothing is scanned to
  * invalidate.
+ *
+ * Concurrent misses for the same key share one read (single flight): when a publish sends a thousand
+ * clients back for the new version at once, one of them reaches the database and the others wait for
+ * its bytes. A request that arrives after the publish has a newer generation, so it never joins a read
+ * that started before it.
  */
 export class ReadCache {
   private readonly generations = new Map<string, number>();
   /** Moves on when changes may have been missed; part of every generation. */
   private epoch = 0;
   private readonly entries: LRUCache<string, Buffer>;
+  /** Reads in progress, by entry key; each leaves when it settles, failures included (never cached). */
+  private readonly flights = new Map<string, Promise<Buffer>>();
 
   constructor(bus: ChangeBus, options: { maxBytes?: number } = {}) {
     this.entries = new LRUCache({
@@ -31,7 +38,7 @@ export class ReadCache {
     });
   }
 
-  /** Take this before reading the database; pass it back to get and set. */
+  /** Take this before reading the database; pass it back to get and load. */
   generation(projectId: string, promptId: string): string {
     return `${this.epoch}.${this.generations.get(promptKey(projectId, promptId)) ?? 0}`;
   }
@@ -40,8 +47,28 @@ export class ReadCache {
     return this.entries.get(entryKey(projectId, promptId, generation, variant));
   }
 
-  set(projectId: string, promptId: string, generation: string, variant: string, bytes: Buffer): void {
-    this.entries.set(entryKey(projectId, promptId, generation, variant), bytes);
+  /** The bytes of a miss: joins the read in flight for the same key, or starts `read` and caches what it gives. */
+  load(
+    projectId: string,
+    promptId: string,
+    generation: string,
+    variant: string,
+    read: () => Promise<Buffer>,
+  ): Promise<Buffer> {
+    const key = entryKey(projectId, promptId, generation, variant);
+    let flight = this.flights.get(key);
+    if (!flight) {
+      flight = read();
+      this.flights.set(key, flight);
+      flight.then(
+        (bytes) => {
+          this.flights.delete(key);
+          this.entries.set(key, bytes);
+        },
+        () => this.flights.delete(key),
+      );
+    }
+    return flight;
   }
 }
 

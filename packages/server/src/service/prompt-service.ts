@@ -1,8 +1,8 @@
-import { assemble, withGuard } from "@promptstore/core/assemble";
 import type { Section } from "@promptstore/core/content";
+import type { DashboardPromptItem } from "@promptstore/core/dashboard";
 import { AppError, conflict, notFound } from "@promptstore/core/errors";
-import { contentHash, withSectionIds } from "@promptstore/core/hash";
-import { isPlanName, PLANS } from "@promptstore/core/plans";
+import { contentHash, isFullHash, withSectionIds } from "@promptstore/core/hash";
+import { planLimits } from "@promptstore/core/plans";
 import type { CreatePromptBody, SaveVersionBody } from "@promptstore/core/schemas";
 import { slugCandidate, slugify } from "@promptstore/core/slug";
 import { extractVariables } from "@promptstore/core/variables";
@@ -10,7 +10,6 @@ import type {
   CreatedPrompt,
   Label,
   PromptList,
-  PromptListItem,
   PromptView,
   PublishedVersion,
   SavedVersion,
@@ -18,10 +17,11 @@ import type {
 } from "@promptstore/core/views";
 import { now } from "../store/ids.js";
 import type { Store } from "../store/index.js";
-import { ProjectStore, type PromptRow, type StoredVersion } from "../store/prompts.js";
+import { ProjectStore, type PromptAndVersion, type PromptRow, type VersionDocument } from "../store/prompts.js";
 import type { ChangeBus } from "./change-bus.js";
 import { toContent } from "./content-input.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import { guardJson, versionDocument } from "./version-document.js";
 
 /** Who is asking: the project of the API key, and the organization whose plan applies. */
 export interface Scope {
@@ -40,6 +40,19 @@ export interface ReadOptions {
   guard?: boolean | undefined;
 }
 
+/**
+ * A read before it is shaped: the prompt row, the version served and its label, the text as a JSON string
+ * (with the guard when asked for), and the version's document, whose JSON the HTTP routes splice into
+ * their responses.
+ */
+export interface PromptRead {
+  prompt: PromptRow;
+  hash: string;
+  label: Label;
+  textJson: string;
+  document: VersionDocument;
+}
+
 const MAX_SLUG_ATTEMPTS = 1000;
 
 /**
@@ -47,11 +60,17 @@ const MAX_SLUG_ATTEMPTS = 1000;
  * dashboard call it, never the store. It owns transactions and tells listeners (caches) after commit.
  */
 export class PromptService {
+  /** Reads that reached the database, for tests and metrics: what a cache in front of `read` saves. */
+  reads = 0;
+  private readonly guarded: (textJson: string) => string;
+
   constructor(
     private readonly store: Store,
     private readonly bus: ChangeBus,
-    private readonly options: { guardText: string },
-  ) {}
+    options: { guardText: string },
+  ) {
+    this.guarded = guardJson(options.guardText);
+  }
 
   /** Called after commit, never before: a cache told early could refill from the old row. */
   private changed(projectId: string, promptId: string): void {
@@ -80,54 +99,81 @@ export class PromptService {
   }
 
   async read(scope: Scope, promptId: string, options: ReadOptions = {}): Promise<PromptView> {
-    const store = this.scoped(scope);
-    const ref = options.version ?? "production";
-    const guard = options.guard ?? true;
-    if (ref === "production" || ref === "latest") {
-      // The hot path: one query from prompt to sections.
-      const found = await store.readPointer(promptId, ref);
-      if (!found) throw notFound(`prompt ${promptId} not found`);
-      const label = ref === "production" && found.prompt.production_version !== null ? "production" : "latest";
-      return this.view(found.prompt, found.version, label, guard);
-    }
-    const prompt = await this.requirePrompt(store, promptId);
-    const hash = await this.resolveHash(store, promptId, ref);
-    const version = await store.getVersion(promptId, hash);
-    if (!version) throw notFound(`version: ${hash} of prompt ${promptId} not found`);
-    return this.view(prompt, version, "version", guard);
+    return toView(await this.readDocument(scope, promptId, options));
   }
 
-  /** The assembled view of one version; pure given its inputs. */
-  private view(prompt: PromptRow, version: StoredVersion, label: Label, guard: boolean): PromptView {
-    const text = assemble(version.sections);
-    const view: PromptView = {
-      id: prompt.id,
-      name: prompt.name,
-      description: prompt.description,
-      prompt: guard ? withGuard(text, this.options.guardText) : text,
-      sections: version.sections,
-      variables: extractVariables(version.sections),
-      version: version.hash,
+  /** A read as stored: the hot path's single query, plus a prefix lookup for a version given by prefix. */
+  async readDocument(scope: Scope, promptId: string, options: ReadOptions = {}): Promise<PromptRead> {
+    this.reads++;
+    const store = this.scoped(scope);
+    const ref = options.version ?? "production";
+    let found: PromptAndVersion;
+    let label: Label;
+    if (ref === "production" || ref === "latest") {
+      const pointed = await store.readPointer(promptId, ref);
+      if (!pointed) throw notFound(`prompt ${promptId} not found`);
+      found = pointed;
+      label = ref === "production" && found.prompt.production_version !== null ? "production" : "latest";
+    } else {
+      const hash = await this.pinnedHash(store, promptId, ref);
+      const pinned = await store.readVersion(promptId, hash);
+      if (!pinned) throw notFound(`prompt ${promptId} not found`);
+      if (!pinned.version) throw notFound(`version: no version of prompt ${promptId} matches ${ref}`);
+      found = { prompt: pinned.prompt, version: pinned.version };
+      label = "version";
+    }
+    const document = found.version.document ?? (await this.computeDocument(store, promptId, found.version.hash));
+    return {
+      prompt: found.prompt,
+      hash: found.version.hash,
       label,
-      production_version: prompt.production_version,
-      created_at: prompt.created_at,
-      updated_at: prompt.updated_at,
+      textJson: (options.guard ?? true) ? this.guarded(document.textJson) : document.textJson,
+      document,
     };
-    if (version.tools.length > 0) view.tools = version.tools;
-    return view;
+  }
+
+  /** A full hash is read as is (the read says whether it exists); a prefix must name one version. */
+  private async pinnedHash(store: ProjectStore, promptId: string, ref: string): Promise<string> {
+    if (isFullHash(ref)) return ref;
+    try {
+      return await this.resolveHash(store, promptId, ref);
+    } catch (error) {
+      // A missing prompt is named as such, not as a version that does not match.
+      if (error instanceof AppError && error.status === 404) await this.requirePrompt(store, promptId);
+      throw error;
+    }
+  }
+
+  /** For a version saved before documents were stored: computed from its rows once, then kept. */
+  private async computeDocument(store: ProjectStore, promptId: string, hash: string): Promise<VersionDocument> {
+    const content = await store.getVersionContent(promptId, hash);
+    const document = versionDocument(content.sections, content.tools);
+    // Storing it only spares the next read this work: a failure to store must not fail this read.
+    await store.saveDocument(promptId, hash, document).catch(() => {});
+    return document;
   }
 
   /** Every prompt with the variables of the version it serves (production, else latest): two queries. */
-  async listWithVariables(scope: Scope): Promise<(PromptListItem & { variables: string[] })[]> {
+  async listWithVariables(scope: Scope): Promise<DashboardPromptItem[]> {
     const store = this.scoped(scope);
-    const [prompts, contents] = await Promise.all([store.listPrompts({}), store.servedEnabledContents()]);
+    const [prompts, contents, times] = await Promise.all([
+      store.listPrompts({}),
+      store.servedEnabledContents(),
+      store.pointerTimes(),
+    ]);
+    const savedAt = new Map(times.map((t) => [t.id, t]));
     const sections = new Map<string, Section[]>();
     for (const row of contents) {
       const list = sections.get(row.prompt_id) ?? [];
       list.push({ title: "", content: row.content, enabled: true });
       sections.set(row.prompt_id, list);
     }
-    return prompts.map((p) => ({ ...p, variables: extractVariables(sections.get(p.id) ?? []) }));
+    return prompts.map((p) => ({
+      ...p,
+      variables: extractVariables(sections.get(p.id) ?? []),
+      production_saved_at: savedAt.get(p.id)?.production_saved_at ?? null,
+      latest_saved_at: savedAt.get(p.id)?.latest_saved_at ?? p.updated_at,
+    }));
   }
 
   async listVersions(scope: Scope, promptId: string): Promise<VersionList> {
@@ -151,8 +197,9 @@ export class PromptService {
     const content = toContent(body);
     const hash = contentHash(content);
     const sections = withSectionIds(content.sections);
+    const document = versionDocument(sections, content.tools);
     const publish = body.publish ?? false;
-    const limit = isPlanName(scope.plan) ? PLANS[scope.plan].promptsPerProject : PLANS.free.promptsPerProject;
+    const limit = planLimits(scope.plan).promptsPerProject;
     const timestamp = now();
 
     const id = await this.scoped(scope).transaction(async (tx) => {
@@ -179,6 +226,7 @@ export class PromptService {
         saved_by: scope.actor,
         content,
         sections,
+        document,
       });
       await tx.announceChange(promptId);
       return promptId;
@@ -206,11 +254,24 @@ export class PromptService {
     const content = toContent(body);
     const hash = contentHash(content);
     const sections = withSectionIds(content.sections);
+    const document = versionDocument(sections, content.tools);
     const publish = body.publish ?? false;
     const timestamp = now();
 
     const created = await this.scoped(scope).transaction(async (tx) => {
-      await this.requirePrompt(tx, promptId);
+      if (body.base_version !== undefined) {
+        // Two editors who started from the same version: the row lock makes the second one see the first's
+        // save, and be told, instead of silently replacing it as latest.
+        await tx.lockPrompt(promptId);
+        const current = await this.requirePrompt(tx, promptId);
+        if (current.latest_version !== body.base_version) {
+          throw conflict(
+            `base_version: the prompt changed since this edit began; latest is now ${current.latest_version}`,
+          );
+        }
+      } else {
+        await this.requirePrompt(tx, promptId);
+      }
       const isNew = await tx.insertVersion(promptId, {
         hash,
         message: body.message ?? null,
@@ -218,6 +279,7 @@ export class PromptService {
         saved_by: scope.actor,
         content,
         sections,
+        document,
       });
       const patch = {
         ...(isNew ? { latest_version: hash } : {}),
@@ -262,4 +324,24 @@ export class PromptService {
     }
     return matches[0] as string;
   }
+}
+
+/** The view every surface shares (REST shapes it further; MCP and the dashboard return it as is). */
+function toView(read: PromptRead): PromptView {
+  const { prompt, document } = read;
+  const view: PromptView = {
+    id: prompt.id,
+    name: prompt.name,
+    description: prompt.description,
+    prompt: JSON.parse(read.textJson),
+    sections: JSON.parse(document.sectionsJson),
+    variables: JSON.parse(document.variablesJson),
+    version: read.hash,
+    label: read.label,
+    production_version: prompt.production_version,
+    created_at: prompt.created_at,
+    updated_at: prompt.updated_at,
+  };
+  if (document.toolsJson !== "[]") view.tools = JSON.parse(document.toolsJson);
+  return view;
 }

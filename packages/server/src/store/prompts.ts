@@ -1,6 +1,6 @@
 import type { Content, SectionWithId, Tool } from "@promptstore/core/content";
 import type { Kysely } from "kysely";
-import type { ChangeChannel } from "./change-channel.js";
+import type { Announcement, ChangeChannel } from "./change-channel.js";
 import type { CompiledQueries } from "./compiled-queries.js";
 import type { Database, PromptsTable } from "./schema.js";
 
@@ -13,10 +13,73 @@ export interface VersionRow {
   saved_by: string | null;
 }
 
-export interface StoredVersion extends Omit<VersionRow, "saved_by"> {
+/** A version's content as written: its sections with their ids, and its tools. */
+export interface VersionContent {
   sections: SectionWithId[];
   tools: Tool[];
 }
+
+/**
+ * Everything a read of a version returns that depends on the version alone, stored with it (versions are
+ * immutable), as JSON ready to be spliced into a response: the assembled text without the guard (a JSON
+ * string), its variables, its sections (with ids) and its tools.
+ */
+export interface VersionDocument {
+  textJson: string;
+  variablesJson: string;
+  sectionsJson: string;
+  /** `[]` when the version has no tools. */
+  toolsJson: string;
+}
+
+/**
+ * A prompt with one of its versions, as a read finds them; `document` is null for a version saved before
+ * documents were stored (migration 004).
+ */
+export interface PromptAndVersion {
+  prompt: PromptRow;
+  version: { hash: string; document: VersionDocument | null };
+}
+
+type DocumentColumns = {
+  text_json: string | null;
+  variables_json: string | null;
+  sections_json: string | null;
+  tools_json: string | null;
+};
+
+function documentOf(row: DocumentColumns): VersionDocument | null {
+  const { text_json, variables_json, sections_json, tools_json } = row;
+  if (text_json === null || variables_json === null || sections_json === null || tools_json === null) return null;
+  return { textJson: text_json, variablesJson: variables_json, sectionsJson: sections_json, toolsJson: tools_json };
+}
+
+function promptOf(row: PromptRow): PromptRow {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    production_version: row.production_version,
+    latest_version: row.latest_version,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+const READ_COLUMNS = [
+  "p.id",
+  "p.name",
+  "p.description",
+  "p.production_version",
+  "p.latest_version",
+  "p.created_at",
+  "p.updated_at",
+  "v.hash",
+  "v.text_json",
+  "v.variables_json",
+  "v.sections_json",
+  "v.tools_json",
+] as const;
 
 const PROMPT_COLUMNS = [
   "id",
@@ -35,6 +98,13 @@ const toSection = (row: { section_id: string; title: string; content: string; en
   enabled: Boolean(row.enabled),
 });
 
+const documentColumns = (document: VersionDocument): DocumentColumns => ({
+  text_json: document.textJson,
+  variables_json: document.variablesJson,
+  sections_json: document.sectionsJson,
+  tools_json: document.toolsJson,
+});
+
 /**
  * Every prompt query of one project. The project id is fixed at construction and every statement
  * filters by it, so code above the store cannot reach another project's rows by mistake.
@@ -45,18 +115,42 @@ export class ProjectStore {
     private readonly queries: CompiledQueries,
     private readonly channel: ChangeChannel,
     readonly projectId: string,
+    /** Within a transaction: what it announced, delivered once it commits. */
+    private readonly announced?: Announcement[],
   ) {}
 
-  /** Runs `work` in one transaction, handing it a ProjectStore bound to that transaction. */
-  transaction<T>(work: (tx: ProjectStore) => Promise<T>): Promise<T> {
-    return this.db
-      .transaction()
-      .execute((trx) => work(new ProjectStore(trx, this.queries, this.channel, this.projectId)));
+  /**
+   * Runs `work` in one transaction, handing it a ProjectStore bound to that transaction. Resolves only once
+   * it has committed and the other instances have dropped what it announced (or their deadline passed), so
+   * the write that answers next is followed by no stale read. Waiting here rather than in each mutation
+   * means none can forget to.
+   */
+  async transaction<T>(work: (tx: ProjectStore) => Promise<T>): Promise<T> {
+    const announced: Announcement[] = [];
+    let result: T;
+    try {
+      result = await this.db
+        .transaction()
+        .execute((trx) => work(new ProjectStore(trx, this.queries, this.channel, this.projectId, announced)));
+    } catch (error) {
+      for (const announcement of announced) announcement.withdraw();
+      throw error;
+    }
+    if (announced.length > 0) await Promise.all(announced.map((announcement) => announcement.delivered()));
+    return result;
   }
 
   /** Tells other instances that this prompt changed, when (and only if) the current transaction commits. */
-  announceChange(promptId: string): Promise<void> {
-    return this.channel.announce(this.db, { kind: "prompt", projectId: this.projectId, promptId });
+  async announceChange(promptId: string): Promise<void> {
+    const announcement = await this.channel.announce(this.db, {
+      kind: "prompt",
+      projectId: this.projectId,
+      promptId,
+    });
+    if (!announcement) return;
+    // Outside a transaction the change is already committed.
+    if (this.announced) this.announced.push(announcement);
+    else await announcement.delivered();
   }
 
   async listPrompts(page: { limit?: number; after?: { created_at: string; id: string } }): Promise<PromptRow[]> {
@@ -77,6 +171,37 @@ export class ProjectStore {
     }
     if (limit !== undefined) query = query.limit(limit);
     return query.execute();
+  }
+
+  /** When the versions each prompt's pointers are on were saved: the ages the dashboard's list shows. */
+  async pointerTimes(): Promise<{ id: string; production_saved_at: string | null; latest_saved_at: string }[]> {
+    return this.db
+      .selectFrom("prompts as p")
+      .innerJoin("versions as lv", (join) =>
+        join
+          .onRef("lv.project_id", "=", "p.project_id")
+          .onRef("lv.prompt_id", "=", "p.id")
+          .onRef("lv.hash", "=", "p.latest_version"),
+      )
+      .leftJoin("versions as pv", (join) =>
+        join
+          .onRef("pv.project_id", "=", "p.project_id")
+          .onRef("pv.prompt_id", "=", "p.id")
+          .onRef("pv.hash", "=", "p.production_version"),
+      )
+      .select(["p.id", "pv.created_at as production_saved_at", "lv.created_at as latest_saved_at"])
+      .where("p.project_id", "=", this.projectId)
+      .execute();
+  }
+
+  /** Takes the prompt row's write lock for the rest of the transaction (a no-op update, in both dialects). */
+  async lockPrompt(promptId: string): Promise<void> {
+    await this.db
+      .updateTable("prompts")
+      .set((eb) => ({ updated_at: eb.ref("updated_at") }))
+      .where("project_id", "=", this.projectId)
+      .where("id", "=", promptId)
+      .execute();
   }
 
   async getPrompt(promptId: string): Promise<PromptRow | undefined> {
@@ -104,15 +229,8 @@ export class ProjectStore {
     return rows.map((r) => r.hash);
   }
 
-  async getVersion(promptId: string, hash: string): Promise<StoredVersion | undefined> {
-    const version = await this.db
-      .selectFrom("versions")
-      .select(["hash", "message", "tool_count", "created_at"])
-      .where("project_id", "=", this.projectId)
-      .where("prompt_id", "=", promptId)
-      .where("hash", "=", hash)
-      .executeTakeFirst();
-    if (!version) return undefined;
+  /** The sections and tools of one version, from their own rows: what its document is computed from. */
+  async getVersionContent(promptId: string, hash: string): Promise<VersionContent> {
     const sections = await this.db
       .selectFrom("version_sections")
       .select(["section_id", "title", "content", "enabled"])
@@ -121,95 +239,99 @@ export class ProjectStore {
       .where("hash", "=", hash)
       .orderBy("position")
       .execute();
-    return {
-      hash: version.hash,
-      message: version.message,
-      created_at: version.created_at,
-      sections: sections.map(toSection),
-      tools: version.tool_count > 0 ? await this.getTools(promptId, hash) : [],
-    };
+    return { sections: sections.map(toSection), tools: await this.getTools(promptId, hash) };
+  }
+
+  /** Stores the document of a version saved before documents were; a version that has one keeps it. */
+  async saveDocument(promptId: string, hash: string, document: VersionDocument): Promise<void> {
+    await this.db
+      .updateTable("versions")
+      .set(documentColumns(document))
+      .where("project_id", "=", this.projectId)
+      .where("prompt_id", "=", promptId)
+      .where("hash", "=", hash)
+      .where("sections_json", "is", null)
+      .execute();
   }
 
   /**
-   * The read path in one query: the prompt, the version a pointer names (`production` falls back to
-   * latest) and its sections; tools only when the version has any.
+   * The read path: the prompt and the document of the version a pointer names (`production` falls back
+   * to latest), one row of one compiled query.
    */
-  async readPointer(
-    promptId: string,
-    pointer: "production" | "latest",
-  ): Promise<{ prompt: PromptRow; version: StoredVersion } | undefined> {
+  async readPointer(promptId: string, pointer: "production" | "latest"): Promise<PromptAndVersion | undefined> {
     const rows = await this.queries.rows(
       this.db,
       `readPointer:${pointer}`,
       (param) =>
-        this.servedSections(pointer)
-          .select([
-            "p.id",
-            "p.name",
-            "p.description",
-            "p.production_version",
-            "p.latest_version",
-            "p.created_at",
-            "p.updated_at",
-            "v.hash",
-            "v.message",
-            "v.tool_count",
-            "v.created_at as version_created_at",
-            "s.section_id",
-            "s.title",
-            "s.content",
-            "s.enabled",
-          ])
+        this.servedVersions(pointer)
+          .select(READ_COLUMNS)
           .where("p.project_id", "=", param(0))
-          .where("p.id", "=", param(1))
-          .orderBy("s.position"),
+          .where("p.id", "=", param(1)),
       [this.projectId, promptId],
     );
-    const first = rows[0];
-    if (!first) return undefined;
-    const prompt: PromptRow = {
-      id: first.id,
-      name: first.name,
-      description: first.description,
-      production_version: first.production_version,
-      latest_version: first.latest_version,
-      created_at: first.created_at,
-      updated_at: first.updated_at,
+    const row = rows[0];
+    return row && { prompt: promptOf(row), version: { hash: row.hash, document: documentOf(row) } };
+  }
+
+  /**
+   * The prompt and the document of one of its versions by full hash, in one query; `version` is
+   * undefined when the prompt exists but has no such version.
+   */
+  async readVersion(
+    promptId: string,
+    hash: string,
+  ): Promise<{ prompt: PromptRow; version: PromptAndVersion["version"] | undefined } | undefined> {
+    const rows = await this.queries.rows(
+      this.db,
+      "readVersion",
+      (param) =>
+        this.db
+          .selectFrom("prompts as p")
+          .leftJoin("versions as v", (join) =>
+            join
+              .onRef("v.project_id", "=", "p.project_id")
+              .onRef("v.prompt_id", "=", "p.id")
+              .on("v.hash", "=", param(2)),
+          )
+          .select(READ_COLUMNS)
+          .where("p.project_id", "=", param(0))
+          .where("p.id", "=", param(1)),
+      [this.projectId, promptId, hash],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      prompt: promptOf(row),
+      version: row.hash === null ? undefined : { hash: row.hash, document: documentOf(row) },
     };
-    const version: StoredVersion = {
-      hash: first.hash,
-      message: first.message,
-      created_at: first.version_created_at,
-      sections: rows.map(toSection),
-      tools: first.tool_count > 0 ? await this.getTools(promptId, first.hash) : [],
-    };
-    return { prompt, version };
+  }
+
+  /** Prompts joined to the version a pointer serves (`production` falls back to latest). */
+  private servedVersions(pointer: "production" | "latest") {
+    return this.db.selectFrom("prompts as p").innerJoin("versions as v", (join) =>
+      join
+        .onRef("v.project_id", "=", "p.project_id")
+        .onRef("v.prompt_id", "=", "p.id")
+        .on((eb) =>
+          eb(
+            "v.hash",
+            "=",
+            pointer === "production"
+              ? eb.fn.coalesce("p.production_version", "p.latest_version")
+              : eb.ref("p.latest_version"),
+          ),
+        ),
+    );
   }
 
   /** Prompts joined to the version a pointer serves and to that version's sections. */
   private servedSections(pointer: "production" | "latest") {
-    return this.db
-      .selectFrom("prompts as p")
-      .innerJoin("versions as v", (join) =>
-        join
-          .onRef("v.project_id", "=", "p.project_id")
-          .onRef("v.prompt_id", "=", "p.id")
-          .on((eb) =>
-            eb(
-              "v.hash",
-              "=",
-              pointer === "production"
-                ? eb.fn.coalesce("p.production_version", "p.latest_version")
-                : eb.ref("p.latest_version"),
-            ),
-          ),
-      )
-      .innerJoin("version_sections as s", (join) =>
-        join
-          .onRef("s.project_id", "=", "v.project_id")
-          .onRef("s.prompt_id", "=", "v.prompt_id")
-          .onRef("s.hash", "=", "v.hash"),
-      );
+    return this.servedVersions(pointer).innerJoin("version_sections as s", (join) =>
+      join
+        .onRef("s.project_id", "=", "v.project_id")
+        .onRef("s.prompt_id", "=", "v.prompt_id")
+        .onRef("s.hash", "=", "v.hash"),
+    );
   }
 
   /** The enabled section contents of every prompt's served version (production, else latest), in order. */
@@ -306,6 +428,7 @@ export class ProjectStore {
       saved_by: string;
       content: Content;
       sections: SectionWithId[];
+      document: VersionDocument;
     },
   ): Promise<boolean> {
     const key = { project_id: this.projectId, prompt_id: promptId, hash: version.hash };
@@ -317,6 +440,7 @@ export class ProjectStore {
         tool_count: version.content.tools.length,
         created_at: version.created_at,
         saved_by: version.saved_by,
+        ...documentColumns(version.document),
       })
       .onConflict((oc) => oc.columns(["project_id", "prompt_id", "hash"]).doNothing())
       .executeTakeFirst();

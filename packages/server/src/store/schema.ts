@@ -46,6 +46,16 @@ export interface VersionsTable {
   created_at: string;
   /** `user:<e-mail>` or `key:<prefix>`; null for versions saved before it was recorded. */
   saved_by: string | null;
+  /**
+   * The version's document (migration 004), computed when it is saved, as JSON: the assembled text
+   * without the guard (a JSON string), its variables, its sections with their ids, and its tools (`[]`
+   * when none).
+   * All four are null for a version saved before they existed, until its first read fills them in.
+   */
+  text_json: string | null;
+  variables_json: string | null;
+  sections_json: string | null;
+  tools_json: string | null;
 }
 
 export interface VersionSectionsTable {

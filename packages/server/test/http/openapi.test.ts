@@ -39,5 +39,9 @@ describe("OpenAPI document", () => {
     const ok = read.responses["200"].content["application/json"].schema;
     expect(ok.properties.data.required).toContain("production_version");
     expect(read.responses["404"]).toEqual({ $ref: "#/components/responses/Error404" });
+    expect(read.responses["200"].headers.ETag.schema).toEqual({ type: "string" });
+    expect(read.responses["304"].headers.ETag).toBeDefined();
+    expect(read.parameters.find((p: { name: string }) => p.name === "If-None-Match").in).toBe("header");
+    expect(doc.paths["/api/v2/prompts/{id}/versions"].get.responses).not.toHaveProperty("304");
   });
 });

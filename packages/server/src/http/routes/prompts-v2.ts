@@ -1,3 +1,4 @@
+import { isFullHash } from "@promptstore/core/hash";
 import { createPromptBody, listQuery, publishBody, readQuery, saveVersionBody } from "@promptstore/core/schemas";
 import type { FastifyInstance } from "fastify";
 import type { PromptService } from "../../service/prompt-service.js";
@@ -5,6 +6,7 @@ import { scopeOf } from "../auth.js";
 import { sendCachedRead } from "../cached-read.js";
 import { ok } from "../envelope.js";
 import type { ReadCache } from "../read-cache.js";
+import { v2ReadJson } from "../read-json.js";
 import { parseInput } from "../validate.js";
 import { promptIdParam } from "./params.js";
 
@@ -30,8 +32,18 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
     const scope = scopeOf(request);
     const version = query.version ?? "production";
     const guard = query.guard !== "false";
-    return sendCachedRead(reply, cache, scope, id, `v2|${version}|${guard}`, () =>
-      service.read(scope, id, { version, guard }),
+    // A version named by its full hash never changes, so clients may keep it for good; `production`,
+    // `latest` and prefixes can move and carry no tag. g1/g0: with or without the guard.
+    const etag = isFullHash(version) ? `"${version}.${guard ? "g1" : "g0"}"` : undefined;
+    return sendCachedRead(
+      request,
+      reply,
+      cache,
+      scope,
+      id,
+      `v2|${version}|${guard}`,
+      () => service.readDocument(scope, id, { version, guard }).then(v2ReadJson),
+      etag,
     );
   });
 

@@ -2,10 +2,16 @@ import type { Migration, MigrationProvider } from "kysely";
 import * as m001 from "./001-initial.js";
 import * as m002 from "./002-rate-limits.js";
 import * as m003 from "./003-accounts.js";
+import * as m004 from "./004-version-documents.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { "001-initial": m001, "002-rate-limits": m002, "003-accounts": m003 };
+    return {
+      "001-initial": m001,
+      "002-rate-limits": m002,
+      "003-accounts": m003,
+      "004-version-documents": m004,
+    };
   },
 };
