@@ -17,6 +17,14 @@ const WRONG = { success: false, error: "the e-mail or the password is wrong" };
 describe.each(DATABASES)("dashboard sessions behind a trusted HTTPS proxy ($name)", (database) => {
   const t = useTestApp(database, { PROMPTSTORE_TRUST_PROXY: true });
 
+  it("accepts the browser's Origin when the proxy rewrote Host but forwarded it", async () => {
+    const email = await newUser(t, t.project.orgId, "viewer");
+    const headers = { origin: "https://prompts.example.com", host: "127.0.0.1:3000" };
+    expect((await signInRequest(t, email, PASSWORD, headers)).status).toBe(403);
+    const forwarded = { ...headers, "x-forwarded-host": "prompts.example.com" };
+    expect((await signInRequest(t, email, PASSWORD, forwarded)).status).toBe(200);
+  });
+
   it("marks the cookie Secure when the request came over HTTPS", async () => {
     const email = await newUser(t, t.project.orgId, "viewer");
     const res = await signInRequest(t, email, PASSWORD, { "x-forwarded-proto": "https" });

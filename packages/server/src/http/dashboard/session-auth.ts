@@ -60,7 +60,8 @@ export function checkSameOrigin(request: FastifyRequest): void {
   } catch {
     throw new AppError("forbidden", "origin: is not this server");
   }
-  if (host !== request.headers.host) throw new AppError("forbidden", "origin: is not this server");
+  // request.host: the Host header, or X-Forwarded-Host behind a trusted proxy that rewrites Host.
+  if (host !== request.host) throw new AppError("forbidden", "origin: is not this server");
 }
 
 function sameToken(given: string, expected: string): boolean {
