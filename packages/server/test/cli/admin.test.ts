@@ -1,25 +1,13 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cli } from "../support/binary.js";
+import { describe, expect, it } from "vitest";
+import { cli, cliJson, useBinaryDatabase } from "../support/binary.js";
 import { DATABASES } from "../support/databases.js";
 
 describe.each(DATABASES)("promptstore admin commands ($name)", (database) => {
-  let db: { url: string; drop(): Promise<void> };
-  beforeEach(async () => {
-    db = await database.create();
-  });
-  afterEach(async () => {
-    await db.drop();
-  });
-
-  const json = async (...args: string[]) => {
-    const res = await cli(db.url, [...args, "--json"]);
-    expect(res.stderr).toBe("");
-    expect(res.code).toBe(0);
-    return JSON.parse(res.stdout);
-  };
+  const db = useBinaryDatabase(database);
+  const json = (...args: string[]) => cliJson(db.url, args);
 
   it("creates organizations, projects and keys; lists keys by prefix; revokes", async () => {
     const org = await json("org", "create", "acme");

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BIN, cli, startServer, useBinaryDatabase } from "../support/binary.js";
+import { describe, expect, it } from "vitest";
+import { BIN, cli, cliJson, startServer, useBinaryDatabase } from "../support/binary.js";
 import { DATABASES } from "../support/databases.js";
 
 async function signIn(url: string, email: string, password: string) {
@@ -13,20 +13,8 @@ async function signIn(url: string, email: string, password: string) {
 }
 
 describe.each(DATABASES)("promptstore user commands ($name)", (database) => {
-  let db: { url: string; drop(): Promise<void> };
-  beforeEach(async () => {
-    db = await database.create();
-  });
-  afterEach(async () => {
-    await db.drop();
-  });
-
-  const json = async (...args: string[]) => {
-    const res = await cli(db.url, [...args, "--json"]);
-    expect(res.stderr).toBe("");
-    expect(res.code).toBe(0);
-    return JSON.parse(res.stdout);
-  };
+  const db = useBinaryDatabase(database);
+  const json = (...args: string[]) => cliJson(db.url, args);
 
   it("creates accounts with a one-time password, lists them, resets a password, removes an account", async () => {
     await json("org", "create", "acme");

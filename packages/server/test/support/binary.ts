@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterEach, beforeEach } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import type { TestDatabase } from "./databases.js";
 
 export const BIN = fileURLToPath(new URL("../../bin/promptstore.js", import.meta.url));
@@ -24,6 +24,14 @@ export async function cli(databaseUrl: string, args: string[], env: Record<strin
     const e = error as { code?: number; stdout?: string; stderr?: string };
     return { code: typeof e.code === "number" ? e.code : 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
   }
+}
+
+/** Runs a command with `--json`, expects it to succeed silently on stderr, and returns its parsed output. */
+export async function cliJson(databaseUrl: string, args: string[]): Promise<any> {
+  const res = await cli(databaseUrl, [...args, "--json"]);
+  expect(res.stderr).toBe("");
+  expect(res.code).toBe(0);
+  return JSON.parse(res.stdout);
 }
 
 export interface RunningServer {
