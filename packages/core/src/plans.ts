@@ -1,9 +1,12 @@
 /** The one table of plans. `null` means no limit. */
 export const PLANS = {
-  free: { promptsPerProject: 5, requestsPerMinute: 60 },
-  pro: { promptsPerProject: 100, requestsPerMinute: 1000 },
-  unlimited: { promptsPerProject: null, requestsPerMinute: null },
-} as const satisfies Record<string, { promptsPerProject: number | null; requestsPerMinute: number | null }>;
+  free: { promptsPerProject: 5, requestsPerMinute: 60, eventStreamsPerOrg: 10 },
+  pro: { promptsPerProject: 100, requestsPerMinute: 1000, eventStreamsPerOrg: 1000 },
+  unlimited: { promptsPerProject: null, requestsPerMinute: null, eventStreamsPerOrg: null },
+} as const satisfies Record<
+  string,
+  { promptsPerProject: number | null; requestsPerMinute: number | null; eventStreamsPerOrg: number | null }
+>;
 
 export type PlanName = keyof typeof PLANS;
 export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];

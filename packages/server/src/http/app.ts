@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 import fastifyCookie from "@fastify/cookie";
 import { AppError } from "@promptstore/core/errors";
 import { LIMITS } from "@promptstore/core/schemas";
@@ -10,6 +12,8 @@ import { memoryRateLimiter } from "../ratelimit/flexible.js";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 import { AccountService } from "../service/account-service.js";
 import { ChangeBus } from "../service/change-bus.js";
+import { EventHub } from "../service/event-hub.js";
+import { pruneEvents } from "../service/event-retention.js";
 import { KeyCache } from "../service/key-cache.js";
 import { PromptService } from "../service/prompt-service.js";
 import { TenantService } from "../service/tenant-service.js";
@@ -28,6 +32,7 @@ import { lazyChildLoggerFactory } from "./lazy-logger.js";
 import { ReadCache } from "./read-cache.js";
 import { guardRoutes } from "./request-guard.js";
 import { mcpOriginCheck, registerMcpRoute } from "./routes/mcp.js";
+import { registerEventRoutes } from "./routes/events.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
@@ -49,6 +54,7 @@ export interface App {
   tenants: TenantService;
   accounts: AccountService;
   bus: ChangeBus;
+  hub: EventHub;
   /** Where the dashboard is served from; undefined when it is not built. */
   dashboardDir: string | undefined;
 }
@@ -86,6 +92,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const keys = new KeyCache((key) => tenants.findGrant(key), bus, {
     onUse: (keyId, at) => tenants.touchApiKey(keyId, at),
   });
+  const hub = new EventHub(store.events, bus, {
+    keyIsValid: async (key) => (await keys.resolve(key)) !== undefined,
+    heartbeatMs: config.PROMPTSTORE_EVENTS_HEARTBEAT_MS,
+  });
+  const stopPruning = pruneEvents(store.events, config.PROMPTSTORE_EVENTS_RETENTION_HOURS, (error) =>
+    server.log.warn({ err: error }, "event pruning"),
+  );
   const sessionTtlMs = config.PROMPTSTORE_SESSION_HOURS * 3_600_000;
   const accounts = new AccountService(new AccountStore(store.db), { sessionTtlMs });
   const limiter = options.rateLimiter ?? memoryRateLimiter();
@@ -98,13 +111,28 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Node closes idle keep-alive connections once, when close() is called; a connection that was busy then
   // would stay open until its keep-alive timeout and hold the shutdown. While draining, close the idle
   // ones again and again (no per-request cost, unlike a hook on every response).
+  // Node 20's closeIdleConnections() skips connections that never carried a request (clients open spare
+  // ones), and those would hold the shutdown until their timeout too: they are tracked and closed as well.
+  const unused = new Set<Socket>();
+  server.server.on("connection", (socket: Socket) => {
+    unused.add(socket);
+    socket.once("close", () => unused.delete(socket));
+  });
+  // A listener on the socket's "data" would take parsing off Node's native path; this costs a Set lookup.
+  server.server.on("request", (request: IncomingMessage) => unused.delete(request.socket));
   let drain: NodeJS.Timeout | undefined;
   server.addHook("preClose", async () => {
-    drain = setInterval(() => server.server.closeIdleConnections(), 50);
+    drain = setInterval(() => {
+      server.server.closeIdleConnections();
+      for (const socket of unused) socket.destroy();
+    }, 50);
     drain.unref();
+    // Event streams never end on their own: without this, close() would wait for every client to leave.
+    hub.closeAll();
   });
   server.addHook("onClose", async () => {
     clearInterval(drain);
+    stopPruning();
     await stopListening();
     await mcp.close();
     await limiter.close();
@@ -155,11 +183,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerMetaRoutes(server, store, VERSION);
   registerPromptRoutes(server, service, cache);
   registerV1Routes(server, service, cache);
+  registerEventRoutes(server, hub);
   registerMcpRoute(server, mcp);
   registerSessionRoutes(server, accounts, new SignInThrottle(limiter), sessionTtlMs);
   registerDashboardPromptRoutes(server, accounts, service);
   registerDashboardSettingsRoutes(server, accounts, tenants, limiter);
   registerMethodNotAllowed(server, new Map(paths));
 
-  return { server, service, tenants, accounts, bus, dashboardDir };
+  return { server, service, tenants, accounts, bus, hub, dashboardDir };
 }

@@ -15,9 +15,16 @@ import type {
   SavedVersion,
   VersionList,
 } from "@promptstore/core/views";
+import type { NewEvent } from "../store/events.js";
 import { now } from "../store/ids.js";
 import type { Store } from "../store/index.js";
-import { ProjectStore, type PromptAndVersion, type PromptRow, type VersionDocument } from "../store/prompts.js";
+import {
+  type EventSink,
+  ProjectStore,
+  type PromptAndVersion,
+  type PromptRow,
+  type VersionDocument,
+} from "../store/prompts.js";
 import type { ChangeBus } from "./change-bus.js";
 import { toContent } from "./content-input.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
@@ -63,6 +70,7 @@ export class PromptService {
   /** Reads that reached the database, for tests and metrics: what a cache in front of `read` saves. */
   reads = 0;
   private readonly guarded: (textJson: string) => string;
+  private readonly sinks: EventSink[] = [];
 
   constructor(
     private readonly store: Store,
@@ -72,13 +80,18 @@ export class PromptService {
     this.guarded = guardJson(options.guardText);
   }
 
+  /** Hands every change's events to `sink` inside the change's transaction (webhook deliveries). */
+  addEventSink(sink: EventSink): void {
+    this.sinks.push(sink);
+  }
+
   /** Called after commit, never before: a cache told early could refill from the old row. */
   private changed(projectId: string, promptId: string): void {
     this.bus.publish({ kind: "prompt", projectId, promptId });
   }
 
   private scoped(scope: Scope): ProjectStore {
-    return new ProjectStore(this.store.db, this.store.queries, this.store.channel, scope.projectId);
+    return new ProjectStore(this.store.db, this.store.queries, this.store.channel, this.store.events, scope.projectId);
   }
 
   async list(
@@ -228,6 +241,10 @@ export class PromptService {
         sections,
         document,
       });
+      await tx.recordEvents(
+        [event("prompt.created", promptId, hash, row.production_version, hash, timestamp)],
+        this.sinks,
+      );
       await tx.announceChange(promptId);
       return promptId;
     });
@@ -259,18 +276,19 @@ export class PromptService {
     const timestamp = now();
 
     const created = await this.scoped(scope).transaction(async (tx) => {
+      let current: PromptRow;
       if (body.base_version !== undefined) {
         // Two editors who started from the same version: the row lock makes the second one see the first's
         // save, and be told, instead of silently replacing it as latest.
         await tx.lockPrompt(promptId);
-        const current = await this.requirePrompt(tx, promptId);
+        current = await this.requirePrompt(tx, promptId);
         if (current.latest_version !== body.base_version) {
           throw conflict(
             `base_version: the prompt changed since this edit began; latest is now ${current.latest_version}`,
           );
         }
       } else {
-        await this.requirePrompt(tx, promptId);
+        current = await this.requirePrompt(tx, promptId);
       }
       const isNew = await tx.insertVersion(promptId, {
         hash,
@@ -287,8 +305,17 @@ export class PromptService {
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
       };
+      const latest = isNew ? hash : current.latest_version;
+      const production = publish ? hash : current.production_version;
+      const events: NewEvent[] = [];
+      if (isNew)
+        events.push(event("prompt.version_saved", promptId, hash, current.production_version, hash, timestamp));
+      if (production !== current.production_version) {
+        events.push(event("prompt.published", promptId, hash, production, latest, timestamp));
+      }
       if (Object.keys(patch).length > 0) {
         await tx.updatePrompt(promptId, { ...patch, updated_at: timestamp });
+        await tx.recordEvents(events, this.sinks);
         await tx.announceChange(promptId);
       }
       return isNew;
@@ -301,7 +328,14 @@ export class PromptService {
     const hash = await this.scoped(scope).transaction(async (tx) => {
       const prompt = await this.requirePrompt(tx, promptId);
       const target = ref === "latest" ? prompt.latest_version : await this.resolveHash(tx, promptId, ref);
-      await tx.updatePrompt(promptId, { production_version: target, updated_at: now() });
+      const timestamp = now();
+      await tx.updatePrompt(promptId, { production_version: target, updated_at: timestamp });
+      if (target !== prompt.production_version) {
+        await tx.recordEvents(
+          [event("prompt.published", promptId, target, target, prompt.latest_version, timestamp)],
+          this.sinks,
+        );
+      }
       await tx.announceChange(promptId);
       return target;
     });
@@ -324,6 +358,17 @@ export class PromptService {
     }
     return matches[0] as string;
   }
+}
+
+function event(
+  type: NewEvent["type"],
+  promptId: string,
+  version: string,
+  production: string | null,
+  latest: string,
+  at: string,
+): NewEvent {
+  return { type, prompt_id: promptId, version, production_version: production, latest_version: latest, at };
 }
 
 /** The view every surface shares (REST shapes it further; MCP and the dashboard return it as is). */

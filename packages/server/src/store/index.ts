@@ -1,6 +1,7 @@
 import { Kysely, Migrator } from "kysely";
 import { type ChangeChannel, DEFAULT_INVALIDATION_TIMEOUT_MS, localChannel } from "./change-channel.js";
 import { CompiledQueries } from "./compiled-queries.js";
+import { EventStore } from "./events.js";
 import { postgresDialect } from "./dialects/postgres.js";
 import { sqliteDialect } from "./dialects/sqlite.js";
 import { migrationProvider } from "./migrations/index.js";
@@ -15,6 +16,8 @@ export interface Store {
   readonly queries: CompiledQueries;
   /** Tells the other processes on this database what changed. */
   readonly channel: ChangeChannel;
+  /** The change events log (events stream, webhooks). */
+  readonly events: EventStore;
   readonly dialect: DialectName;
   /** A URL without credentials, for logs. */
   readonly location: string;
@@ -53,6 +56,7 @@ export async function openStore(databaseUrl: string | undefined, options: StoreO
     dialect,
     queries: new CompiledQueries(),
     channel,
+    events: new EventStore(db, dialect),
     location: redact(location),
     close: async () => {
       await channel.close();

@@ -1,8 +1,13 @@
 import type { Content, SectionWithId, Tool } from "@promptstore/core/content";
+import type { PromptEvent } from "@promptstore/core/events";
 import type { Kysely } from "kysely";
 import type { Announcement, ChangeChannel } from "./change-channel.js";
 import type { CompiledQueries } from "./compiled-queries.js";
+import type { EventStore, NewEvent } from "./events.js";
 import type { Database, PromptsTable } from "./schema.js";
+
+/** Given each change's events inside its transaction, with the transaction's connection. */
+export type EventSink = (db: Kysely<Database>, projectId: string, events: PromptEvent[]) => Promise<void>;
 
 export type PromptRow = Omit<PromptsTable, "project_id">;
 
@@ -114,6 +119,7 @@ export class ProjectStore {
     private readonly db: Kysely<Database>,
     private readonly queries: CompiledQueries,
     private readonly channel: ChangeChannel,
+    private readonly events: EventStore,
     readonly projectId: string,
     /** Within a transaction: what it announced, delivered once it commits. */
     private readonly announced?: Announcement[],
@@ -131,13 +137,25 @@ export class ProjectStore {
     try {
       result = await this.db
         .transaction()
-        .execute((trx) => work(new ProjectStore(trx, this.queries, this.channel, this.projectId, announced)));
+        .execute((trx) =>
+          work(new ProjectStore(trx, this.queries, this.channel, this.events, this.projectId, announced)),
+        );
     } catch (error) {
       for (const announcement of announced) announcement.withdraw();
       throw error;
     }
     if (announced.length > 0) await Promise.all(announced.map((announcement) => announcement.delivered()));
     return result;
+  }
+
+  /**
+   * Records change events in the current transaction and hands them, with their ids, to the sinks (webhook
+   * deliveries), in the same transaction: an event is kept exactly when its change is.
+   */
+  async recordEvents(events: NewEvent[], sinks: readonly EventSink[]): Promise<PromptEvent[]> {
+    const recorded = await this.events.append(this.db, this.projectId, events);
+    if (recorded.length > 0) for (const sink of sinks) await sink(this.db, this.projectId, recorded);
+    return recorded;
   }
 
   /** Tells other instances that this prompt changed, when (and only if) the current transaction commits. */

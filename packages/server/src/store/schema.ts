@@ -1,3 +1,5 @@
+import type { Generated } from "kysely";
+
 /** Row types of every table, as Kysely sees them. Timestamps are ISO 8601 strings in both dialects. */
 export interface OrganizationsTable {
   id: string;
@@ -104,6 +106,23 @@ export interface SessionsTable {
   expires_at: string;
 }
 
+export interface EventsTable {
+  /** bigserial on PostgreSQL (read back as a string by pg), integer on SQLite: always through Number(). */
+  id: Generated<number | string>;
+  project_id: string;
+  type: string;
+  prompt_id: string;
+  version: string;
+  production_version: string | null;
+  latest_version: string;
+  created_at: string;
+}
+
+export interface EventHorizonTable {
+  id: number;
+  pruned_through: number | string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
@@ -115,4 +134,6 @@ export interface Database {
   users: UsersTable;
   memberships: MembershipsTable;
   sessions: SessionsTable;
+  events: EventsTable;
+  event_horizon: EventHorizonTable;
 }

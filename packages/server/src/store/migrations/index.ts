@@ -3,6 +3,7 @@ import * as m001 from "./001-initial.js";
 import * as m002 from "./002-rate-limits.js";
 import * as m003 from "./003-accounts.js";
 import * as m004 from "./004-version-documents.js";
+import * as m005 from "./005-events.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
@@ -12,6 +13,7 @@ export const migrationProvider: MigrationProvider = {
       "002-rate-limits": m002,
       "003-accounts": m003,
       "004-version-documents": m004,
+      "005-events": m005,
     };
   },
 };

@@ -1,0 +1,247 @@
+import { AppError } from "@promptstore/core/errors";
+import type { PromptEvent } from "@promptstore/core/events";
+import { planLimits } from "@promptstore/core/plans";
+import type { EventStore } from "../store/events.js";
+import type { ChangeBus } from "./change-bus.js";
+import type { Scope } from "./prompt-service.js";
+
+/** Where a stream's text goes (the HTTP response); `end` closes it. */
+export interface StreamSink {
+  /** Returns false when the client reads too slowly and the stream must end. */
+  write(text: string): boolean;
+  end(): void;
+}
+
+export interface HubOptions {
+  heartbeatMs?: number;
+  /** The most events a reconnecting client is replayed; beyond it, a reset is cheaper for both sides. */
+  maxReplay?: number;
+  /** Is this API key still valid? Asked for every open stream when keys or plans change. */
+  keyIsValid: (key: string) => Promise<boolean>;
+}
+
+interface Subscriber {
+  scope: Scope;
+  key: string;
+  sink: StreamSink;
+  live: boolean;
+}
+
+/** One project's subscribers and how far its events have been read, with one task at a time. */
+interface Feed {
+  subscribers: Set<Subscriber>;
+  /** The id of the last event sent to live subscribers; undefined until first read. */
+  cursor: number | undefined;
+  /** The tail of this feed's task chain: pumps and joins run in order, never concurrently. */
+  tail: Promise<void>;
+  pumpQueued: boolean;
+}
+
+const DEFAULT_HEARTBEAT_MS = 15_000;
+const DEFAULT_MAX_REPLAY = 1_000;
+
+export function formatEvent(event: PromptEvent): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+function control(type: "ready" | "reset", lastId: number, reason?: string): string {
+  const data = reason === undefined ? { last_event_id: lastId } : { last_event_id: lastId, reason };
+  return `id: ${lastId}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * Streams each project's change events to its open event streams. A change on any instance reaches this one
+ * on the bus; the feed of that project then reads the events after its cursor from the log, once for all
+ * its subscribers, so every stream sees every event of its project, in id order, exactly once, whichever
+ * instance wrote it. A stream joins a feed as a task of that feed: its replay ends where live events begin.
+ */
+export class EventHub {
+  private readonly feeds = new Map<string, Feed>();
+  private readonly openPerOrg = new Map<string, number>();
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+  private readonly maxReplay: number;
+  private closed = false;
+
+  constructor(
+    private readonly events: EventStore,
+    bus: ChangeBus,
+    private readonly options: HubOptions,
+  ) {
+    this.maxReplay = options.maxReplay ?? DEFAULT_MAX_REPLAY;
+    this.unsubscribe = bus.subscribe((change) => {
+      if (change.kind === "prompt") {
+        const feed = this.feeds.get(change.projectId);
+        if (feed) this.pump(feed, change.projectId);
+      } else if (change.kind === "reset") {
+        // Notifications may have been lost: every feed reads what it missed.
+        for (const [projectId, feed] of this.feeds) this.pump(feed, projectId);
+      } else {
+        void this.recheckKeys();
+      }
+    });
+    this.heartbeat = setInterval(
+      () => this.broadcastAll(": heartbeat\n\n"),
+      options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    );
+    this.heartbeat.unref();
+  }
+
+  /** How many streams are open, for tests and metrics. */
+  get size(): number {
+    let n = 0;
+    for (const feed of this.feeds.values()) n += feed.subscribers.size;
+    return n;
+  }
+
+  /**
+   * Takes one of the organization's stream slots, or throws 429 when its plan's cap is reached. Called
+   * before the response starts, so the refusal is an ordinary failure envelope.
+   */
+  reserve(scope: Scope): () => void {
+    if (this.closed) throw new AppError("unavailable", "the server is shutting down");
+    const cap = planLimits(scope.plan).eventStreamsPerOrg;
+    const open = this.openPerOrg.get(scope.orgId) ?? 0;
+    if (cap !== null && open >= cap) {
+      throw new AppError(
+        "rate_limited",
+        `too many event streams: the ${scope.plan} plan allows ${cap} open streams per organization`,
+      );
+    }
+    this.openPerOrg.set(scope.orgId, open + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.openPerOrg.get(scope.orgId) ?? 1) - 1;
+      if (left <= 0) this.openPerOrg.delete(scope.orgId);
+      else this.openPerOrg.set(scope.orgId, left);
+    };
+  }
+
+  /**
+   * Starts a stream: replays what a reconnecting client missed (or tells it to reset), says `ready`, then
+   * sends live events. Returns the function that detaches it.
+   */
+  open(scope: Scope, key: string, lastEventId: string | undefined, sink: StreamSink): () => void {
+    const subscriber: Subscriber = { scope, key, sink, live: false };
+    const feed = this.feedOf(scope.projectId);
+    feed.subscribers.add(subscriber);
+    this.enqueue(feed, async () => {
+      if (!feed.subscribers.has(subscriber)) return;
+      const cursor = await this.cursorOf(feed, scope.projectId);
+      const opening = await this.opening(scope.projectId, lastEventId, cursor);
+      if (!feed.subscribers.has(subscriber)) return;
+      subscriber.live = true;
+      this.send(feed, subscriber, opening);
+    });
+    return () => this.detach(scope.projectId, subscriber);
+  }
+
+  /** The id of the project's latest recorded event (0 when none). */
+  lastEventId(projectId: string): Promise<number> {
+    return this.events.lastId(projectId);
+  }
+
+  /** Ends every stream (shutdown): clients reconnect, to another instance or to this one restarted. */
+  closeAll(): void {
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    this.unsubscribe();
+    for (const [projectId, feed] of this.feeds) {
+      for (const subscriber of feed.subscribers) this.detach(projectId, subscriber, true);
+    }
+  }
+
+  /** What a new stream is sent first: a replay and `ready`, or `reset`. */
+  private async opening(projectId: string, lastEventId: string | undefined, cursor: number): Promise<string> {
+    if (lastEventId === undefined) return control("ready", cursor);
+    const after = /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(after) || after > cursor) {
+      return control("reset", cursor, "Last-Event-ID is not an event of this project's stream");
+    }
+    if (after < (await this.events.prunedThrough())) {
+      return control("reset", cursor, "events after Last-Event-ID are no longer kept");
+    }
+    const missed = (await this.events.since(projectId, after, this.maxReplay + 1)).filter((e) => e.id <= cursor);
+    if (missed.length > this.maxReplay) {
+      return control("reset", cursor, `more than ${this.maxReplay} events were missed`);
+    }
+    return missed.map(formatEvent).join("") + control("ready", cursor);
+  }
+
+  private feedOf(projectId: string): Feed {
+    let feed = this.feeds.get(projectId);
+    if (!feed) {
+      feed = { subscribers: new Set(), cursor: undefined, tail: Promise.resolve(), pumpQueued: false };
+      this.feeds.set(projectId, feed);
+    }
+    return feed;
+  }
+
+  private async cursorOf(feed: Feed, projectId: string): Promise<number> {
+    if (feed.cursor === undefined) feed.cursor = await this.events.lastId(projectId);
+    return feed.cursor;
+  }
+
+  private enqueue(feed: Feed, task: () => Promise<void>): void {
+    feed.tail = feed.tail.then(task).catch(() => {
+      // A failed read (database gone for a moment) is retried by the next change, or by a reset when the
+      // channel reconnects; the feed must not stop for it.
+    });
+  }
+
+  /** Reads the events after the feed's cursor and sends them to its live subscribers. Coalesced. */
+  private pump(feed: Feed, projectId: string): void {
+    if (feed.pumpQueued) return;
+    feed.pumpQueued = true;
+    this.enqueue(feed, async () => {
+      feed.pumpQueued = false;
+      if (feed.subscribers.size === 0) return;
+      if (feed.cursor === undefined) {
+        await this.cursorOf(feed, projectId);
+        return;
+      }
+      for (;;) {
+        const batch = await this.events.since(projectId, feed.cursor, 500);
+        if (batch.length === 0) return;
+        const text = batch.map(formatEvent).join("");
+        feed.cursor = (batch[batch.length - 1] as PromptEvent).id;
+        for (const subscriber of feed.subscribers) if (subscriber.live) this.send(feed, subscriber, text);
+        if (batch.length < 500) return;
+      }
+    });
+  }
+
+  private send(feed: Feed, subscriber: Subscriber, text: string): void {
+    if (!subscriber.sink.write(text)) this.detach(subscriber.scope.projectId, subscriber, true, feed);
+  }
+
+  private broadcastAll(text: string): void {
+    for (const feed of this.feeds.values()) {
+      for (const subscriber of feed.subscribers) if (subscriber.live) this.send(feed, subscriber, text);
+    }
+  }
+
+  private detach(projectId: string, subscriber: Subscriber, end = false, known?: Feed): void {
+    const feed = known ?? this.feeds.get(projectId);
+    if (!feed?.subscribers.delete(subscriber)) return;
+    if (feed.subscribers.size === 0) this.feeds.delete(projectId);
+    if (end) subscriber.sink.end();
+  }
+
+  /** Keys were revoked or plans changed somewhere: streams whose key no longer works end. */
+  private async recheckKeys(): Promise<void> {
+    const verdicts = new Map<string, Promise<boolean>>();
+    for (const [projectId, feed] of this.feeds) {
+      for (const subscriber of feed.subscribers) {
+        let valid = verdicts.get(subscriber.key);
+        if (!valid) {
+          valid = this.options.keyIsValid(subscriber.key).catch(() => true);
+          verdicts.set(subscriber.key, valid);
+        }
+        if (!(await valid)) this.detach(projectId, subscriber, true);
+      }
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import type { EventType, PromptEvent } from "@promptstore/core/events";
+import { type Kysely, sql } from "kysely";
+import type { DialectName } from "./index.js";
+import type { Database } from "./schema.js";
+
+/** An event as a mutation describes it, before the store gives it an id. */
+export type NewEvent = Omit<PromptEvent, "id">;
+
+const COLUMNS = ["id", "type", "prompt_id", "version", "production_version", "latest_version", "created_at"] as const;
+
+function toEvent(row: {
+  id: number | string;
+  type: string;
+  prompt_id: string;
+  version: string;
+  production_version: string | null;
+  latest_version: string;
+  created_at: string;
+}): PromptEvent {
+  return {
+    id: Number(row.id),
+    type: row.type as EventType,
+    prompt_id: row.prompt_id,
+    version: row.version,
+    production_version: row.production_version,
+    latest_version: row.latest_version,
+    at: row.created_at,
+  };
+}
+
+/**
+ * The events log. Within a project, ids follow commit order: on PostgreSQL a writer takes a per-project
+ * transaction lock before it draws its ids and holds it until commit, so no reader can see id N+1 committed
+ * while N is still to come (SQLite has one writer at a time anyway). "Everything after N" is then exact.
+ */
+export class EventStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: DialectName,
+  ) {}
+
+  /** Records events in the transaction `db` is in; returns them with their ids. */
+  async append(db: Kysely<Database>, projectId: string, events: NewEvent[]): Promise<PromptEvent[]> {
+    if (events.length === 0) return [];
+    if (this.dialect === "postgres") {
+      await sql`select pg_advisory_xact_lock(hashtext(${`promptstore events ${projectId}`}))`.execute(db);
+    }
+    const recorded: PromptEvent[] = [];
+    for (const event of events) {
+      const row = await db
+        .insertInto("events")
+        .values({
+          project_id: projectId,
+          type: event.type,
+          prompt_id: event.prompt_id,
+          version: event.version,
+          production_version: event.production_version,
+          latest_version: event.latest_version,
+          created_at: event.at,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      recorded.push({ ...event, id: Number(row.id) });
+    }
+    return recorded;
+  }
+
+  /** The project's events after `afterId`, oldest first, at most `limit`. */
+  async since(projectId: string, afterId: number, limit: number): Promise<PromptEvent[]> {
+    const rows = await this.db
+      .selectFrom("events")
+      .select(COLUMNS)
+      .where("project_id", "=", projectId)
+      .where("id", ">", afterId)
+      .orderBy("id")
+      .limit(limit)
+      .execute();
+    return rows.map(toEvent);
+  }
+
+  /** The id of the project's latest event, 0 when it has none. */
+  async lastId(projectId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom("events")
+      .select((eb) => eb.fn.max("id").as("last"))
+      .where("project_id", "=", projectId)
+      .executeTakeFirst();
+    return Number(row?.last ?? 0);
+  }
+
+  /** Events with ids up to this one may have been deleted. */
+  async prunedThrough(): Promise<number> {
+    const row = await this.db
+      .selectFrom("event_horizon")
+      .select("pruned_through")
+      .where("id", "=", 1)
+      .executeTakeFirst();
+    return Number(row?.pruned_through ?? 0);
+  }
+
+  /** Deletes events recorded before `before` (ISO time); returns how many. */
+  async prune(before: string): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const edge = await trx
+        .selectFrom("events")
+        .select((eb) => eb.fn.max("id").as("last"))
+        .where("created_at", "<", before)
+        .executeTakeFirst();
+      const through = Number(edge?.last ?? 0);
+      if (through === 0) return 0;
+      const deleted = await trx.deleteFrom("events").where("id", "<=", through).executeTakeFirst();
+      await trx
+        .updateTable("event_horizon")
+        .set({ pruned_through: through })
+        .where("id", "=", 1)
+        .where("pruned_through", "<", through)
+        .execute();
+      return Number(deleted.numDeletedRows);
+    });
+  }
+}
