@@ -7,7 +7,7 @@ import { LIMITS } from "@promptstore/core/schemas";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import secureJsonParse from "secure-json-parse";
 import type { Config } from "../config.js";
-import { createMcpEndpoint, isClientMistake } from "../mcp/endpoint.js";
+import { createMcpEndpoints, isClientMistake } from "../mcp/endpoint.js";
 import { memoryRateLimiter } from "../ratelimit/flexible.js";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 import { AccountService } from "../service/account-service.js";
@@ -103,7 +103,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const accounts = new AccountService(new AccountStore(store.db), { sessionTtlMs });
   const limiter = options.rateLimiter ?? memoryRateLimiter();
   const cache = config.PROMPTSTORE_READ_CACHE ? new ReadCache(bus) : null;
-  const mcp = createMcpEndpoint(service, (error) =>
+  const mcp = createMcpEndpoints(service, bus, (error) =>
     isClientMistake(error)
       ? server.log.warn({ reason: (error as Error).message }, "MCP client sent a request it should not have")
       : server.log.error({ err: error }, "MCP request failed"),
@@ -129,12 +129,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     drain.unref();
     // Event streams never end on their own: without this, close() would wait for every client to leave.
     hub.closeAll();
+    await mcp.close();
   });
   server.addHook("onClose", async () => {
     clearInterval(drain);
     stopPruning();
     await stopListening();
-    await mcp.close();
     await limiter.close();
   });
 

@@ -1,4 +1,12 @@
-import { type AuthInfo, createMcpHandler, type McpHttpHandler, McpServer } from "@modelcontextprotocol/server";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  InMemoryServerEventBus,
+  type McpHttpHandler,
+  type McpRequestContext,
+  McpServer,
+} from "@modelcontextprotocol/server";
+import type { ChangeBus } from "../service/change-bus.js";
 import type { PromptService, Scope } from "../service/prompt-service.js";
 import { VERSION } from "../version.js";
 import { registerPromptCapability } from "./prompts.js";
@@ -15,10 +23,6 @@ export function authInfoFor(scope: Scope): AuthInfo {
 }
 
 /**
- * The MCP endpoint: stateless, a fresh server per request bound to the key's project, serving both the
- * 2026-07-28 revision and 2025 clients that open with `initialize`.
- */
-/**
  * What the SDK reports through `onerror`: a client's own mistake (a body that is not JSON-RPC, a protocol
  * header it does not support) is worth a warning, without a stack; anything else is ours.
  */
@@ -26,25 +30,70 @@ export function isClientMistake(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith("Rejected inbound request");
 }
 
-export function createMcpEndpoint(service: PromptService, report: (error: unknown) => void): McpHttpHandler {
-  return createMcpHandler(
-    (ctx) => {
-      const scope = ctx.authInfo?.extra?.scope as Scope | undefined;
-      // The HTTP layer authenticates before any MCP processing; a request without a scope is a wiring bug.
-      if (!scope) throw new Error("MCP request reached the server without an authenticated scope");
-      const server = new McpServer(
-        { name: "promptstore", version: VERSION },
-        // The SDK would claim listChanged for both; tools never change, and no prompt notifications are
-        // sent yet, so neither is claimed.
-        {
-          capabilities: { prompts: { listChanged: false }, tools: { listChanged: false } },
-          instructions: INSTRUCTIONS,
-        },
-      );
-      registerPromptTools(server, service, scope, report);
-      registerPromptCapability(server, service, scope);
-      return server;
+/**
+ * MCP handlers, one per project with MCP traffic: `notifications/prompts/list_changed` goes to the
+ * `subscriptions/listen` streams of the project whose prompts changed, and only to them (one handler's
+ * notifier reaches every stream it serves).
+ */
+export interface McpEndpoints {
+  forProject(projectId: string): McpHttpHandler;
+  /** Ends listen streams (shutdown), so closing the server does not wait for them. */
+  close(): Promise<void>;
+}
+
+/** Beyond this many handlers, those without an open listen stream are dropped (made again on use). */
+const MAX_IDLE_HANDLERS = 500;
+
+export function createMcpEndpoints(
+  service: PromptService,
+  changes: ChangeBus,
+  report: (error: unknown) => void,
+): McpEndpoints {
+  const handlers = new Map<string, { handler: McpHttpHandler; bus: InMemoryServerEventBus }>();
+  const factory = (ctx: McpRequestContext) => {
+    const scope = ctx.authInfo?.extra?.scope as Scope | undefined;
+    // The HTTP layer authenticates before any MCP processing; a request without a scope is a wiring bug.
+    if (!scope) throw new Error("MCP request reached the server without an authenticated scope");
+    const server = new McpServer(
+      { name: "promptstore", version: VERSION },
+      // Tools never change; the prompt list does (a new prompt, new variables), and listeners are told.
+      {
+        capabilities: { prompts: { listChanged: true }, tools: { listChanged: false } },
+        instructions: INSTRUCTIONS,
+      },
+    );
+    registerPromptTools(server, service, scope, report);
+    registerPromptCapability(server, service, scope);
+    return server;
+  };
+  // Any committed change of a prompt, on any instance, may change the list (names, arguments).
+  const unsubscribe = changes.subscribe((change) => {
+    if (change.kind === "prompt") handlers.get(change.projectId)?.handler.notify.promptsChanged();
+  });
+  const sweep = () => {
+    if (handlers.size <= MAX_IDLE_HANDLERS) return;
+    for (const [projectId, entry] of handlers) {
+      if (entry.bus.listenerCount === 0) {
+        handlers.delete(projectId);
+        void entry.handler.close();
+      }
+    }
+  };
+  return {
+    forProject(projectId) {
+      let entry = handlers.get(projectId);
+      if (!entry) {
+        sweep();
+        const bus = new InMemoryServerEventBus(report);
+        entry = { handler: createMcpHandler(factory, { legacy: "stateless", onerror: report, bus }), bus };
+        handlers.set(projectId, entry);
+      }
+      return entry.handler;
     },
-    { legacy: "stateless", onerror: report },
-  );
+    async close() {
+      unsubscribe();
+      await Promise.all([...handlers.values()].map((entry) => entry.handler.close()));
+      handlers.clear();
+    },
+  };
 }

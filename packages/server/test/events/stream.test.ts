@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 import { changes, type EventStreamReader, openEventStream } from "../support/sse.js";
+import { waitFor } from "../support/wait.js";
 
 const HASH = /^[0-9a-f]{64}$/;
 
@@ -209,11 +210,3 @@ describe.each(DATABASES)("GET /api/v2/events ($name)", (database) => {
     expect(t.app.hub.size).toBe(0);
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

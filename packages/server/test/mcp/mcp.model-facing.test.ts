@@ -85,12 +85,12 @@ describe.each(DATABASES)("MCP as a model and an operator see it ($name)", (datab
       });
     });
 
-    it("claims no listChanged it does not send, and gives an empty description as an empty string", async () => {
+    it("claims listChanged for prompts only, and gives an empty description as an empty string", async () => {
       const client = await connectMcp(url, key, era);
       clients.push(client);
       expect(client.getServerCapabilities()).toMatchObject({
         tools: { listChanged: false },
-        prompts: { listChanged: false },
+        prompts: { listChanged: true },
       });
       const res = await fetch(`${url}/api/v2/prompts`, {
         method: "POST",

@@ -1,7 +1,7 @@
-import { localhostAllowedOrigins, type McpHttpHandler, validateOriginHeader } from "@modelcontextprotocol/server";
+import { localhostAllowedOrigins, validateOriginHeader } from "@modelcontextprotocol/server";
 import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { authInfoFor } from "../../mcp/endpoint.js";
+import { authInfoFor, type McpEndpoints } from "../../mcp/endpoint.js";
 import { scopeOf } from "../auth.js";
 
 export const MCP_PATH = "/api/v2/mcp";
@@ -30,14 +30,16 @@ function webHeaders(request: FastifyRequest): Headers {
  * POST carries every MCP message; the key was checked and counted before the body was read. GET and
  * DELETE (2025 session operations) get the generic 405, since the server keeps no sessions.
  */
-export function registerMcpRoute(app: FastifyInstance, handler: McpHttpHandler): void {
+export function registerMcpRoute(app: FastifyInstance, endpoints: McpEndpoints): void {
   app.post(MCP_PATH, { config: { auth: true, mcp: true } }, async (request, reply) => {
     const scope = scopeOf(request);
     const url = `${request.protocol}://${request.headers.host ?? "localhost"}${request.url}`;
-    const response = await handler.fetch(new Request(url, { method: "POST", headers: webHeaders(request) }), {
-      parsedBody: request.body,
-      authInfo: authInfoFor(scope),
-    });
+    const response = await endpoints
+      .forProject(scope.projectId)
+      .fetch(new Request(url, { method: "POST", headers: webHeaders(request) }), {
+        parsedBody: request.body,
+        authInfo: authInfoFor(scope),
+      });
     return reply.send(response);
   });
 }
