@@ -39,8 +39,14 @@ const envSchema = z.object({
     .default(168),
   /** How often an idle event stream carries a comment line, so proxies do not close it. */
   PROMPTSTORE_EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  /** How often open event streams check that their key still works (a CLI revocation on SQLite notifies no one). */
+  PROMPTSTORE_EVENTS_KEY_RECHECK_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** How long change events are kept for reconnecting streams; older ones get a `reset`. */
-  PROMPTSTORE_EVENTS_RETENTION_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24),
+  PROMPTSTORE_EVENTS_RETENTION_HOURS: z.coerce
+    .number()
+    .min(0.01)
+    .max(24 * 365)
+    .default(24),
   /** The e-mail of the owner account created on an empty database. */
   PROMPTSTORE_OWNER_EMAIL: email.default("owner@promptstore.local"),
   /** Where the built dashboard is; the @promptstore/dashboard package's dist/ when unset. */

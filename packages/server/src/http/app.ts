@@ -31,8 +31,8 @@ import { registerErrorHandling, registerMethodNotAllowed } from "./errors.js";
 import { lazyChildLoggerFactory } from "./lazy-logger.js";
 import { ReadCache } from "./read-cache.js";
 import { guardRoutes } from "./request-guard.js";
-import { mcpOriginCheck, registerMcpRoute } from "./routes/mcp.js";
 import { registerEventRoutes } from "./routes/events.js";
+import { mcpOriginCheck, registerMcpRoute } from "./routes/mcp.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
@@ -93,8 +93,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     onUse: (keyId, at) => tenants.touchApiKey(keyId, at),
   });
   const hub = new EventHub(store.events, bus, {
-    keyIsValid: async (key) => (await keys.resolve(key)) !== undefined,
+    // The database, not the key cache: a revocation the cache has not heard of must still end streams.
+    keyIsValid: async (key) => (await tenants.findGrant(key)) !== undefined,
     heartbeatMs: config.PROMPTSTORE_EVENTS_HEARTBEAT_MS,
+    recheckMs: config.PROMPTSTORE_EVENTS_KEY_RECHECK_MS,
   });
   const stopPruning = pruneEvents(store.events, config.PROMPTSTORE_EVENTS_RETENTION_HOURS, (error) =>
     server.log.warn({ err: error }, "event pruning"),

@@ -16,8 +16,12 @@ export interface HubOptions {
   heartbeatMs?: number;
   /** The most events a reconnecting client is replayed; beyond it, a reset is cheaper for both sides. */
   maxReplay?: number;
-  /** Is this API key still valid? Asked for every open stream when keys or plans change. */
+  /**
+   * Is this API key still valid? Asked for every open stream when keys or plans change, and every
+   * `recheckMs` anyway: a revocation by the CLI on SQLite reaches no running server by notification.
+   */
   keyIsValid: (key: string) => Promise<boolean>;
+  recheckMs?: number;
 }
 
 interface Subscriber {
@@ -39,6 +43,9 @@ interface Feed {
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
 const DEFAULT_MAX_REPLAY = 1_000;
+const DEFAULT_RECHECK_MS = 30_000;
+/** What a client refused for the stream cap is told to wait: a slot frees when some stream ends. */
+export const STREAM_CAP_RETRY_SECONDS = 15;
 
 export function formatEvent(event: PromptEvent): string {
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
@@ -59,6 +66,7 @@ export class EventHub {
   private readonly feeds = new Map<string, Feed>();
   private readonly openPerOrg = new Map<string, number>();
   private readonly heartbeat: NodeJS.Timeout;
+  private readonly recheck: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private readonly maxReplay: number;
   private closed = false;
@@ -85,6 +93,8 @@ export class EventHub {
       options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     );
     this.heartbeat.unref();
+    this.recheck = setInterval(() => void this.recheckKeys(), options.recheckMs ?? DEFAULT_RECHECK_MS);
+    this.recheck.unref();
   }
 
   /** How many streams are open, for tests and metrics. */
@@ -147,6 +157,7 @@ export class EventHub {
   closeAll(): void {
     this.closed = true;
     clearInterval(this.heartbeat);
+    clearInterval(this.recheck);
     this.unsubscribe();
     for (const [projectId, feed] of this.feeds) {
       for (const subscriber of feed.subscribers) this.detach(projectId, subscriber, true);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TenantStore } from "../../src/store/tenants.js";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 import { changes, type EventStreamReader, openEventStream } from "../support/sse.js";
@@ -19,7 +20,7 @@ describe.each(DATABASES)("GET /api/v2/events ($name)", (database) => {
   const ready = (reader: EventStreamReader) => reader.next((e) => e.event === "ready" || e.event === "reset");
 
   beforeEach(async () => {
-    t = await testApp(database, { PROMPTSTORE_EVENTS_HEARTBEAT_MS: 200 });
+    t = await testApp(database, { PROMPTSTORE_EVENTS_HEARTBEAT_MS: 200, PROMPTSTORE_EVENTS_KEY_RECHECK_MS: 200 });
     url = await t.app.server.listen({ port: 0, host: "127.0.0.1" });
   });
   afterEach(async () => {
@@ -157,6 +158,7 @@ describe.each(DATABASES)("GET /api/v2/events ($name)", (database) => {
     for (const reader of readers) await ready(reader);
     const refused = await stream();
     expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("15");
     expect(refused.body).toEqual({
       success: false,
       error: "too many event streams: the free plan allows 10 open streams per organization",
@@ -200,6 +202,15 @@ describe.each(DATABASES)("GET /api/v2/events ($name)", (database) => {
     await t.request("POST", "/api/v2/prompts", { body: promptBody(1, { id: "after" }), key: second.key });
     await kept.next((e) => e.event === "prompt.created");
     expect(t.app.hub.size).toBe(1);
+  });
+
+  it("ends the streams of a key revoked where no notification reaches (the CLI on SQLite), on its next check", async () => {
+    const reader = await stream();
+    await ready(reader);
+    // Written straight to the database, as another process would: no change is announced to this one.
+    await new TenantStore(t.store.db).revokeApiKey(t.project.keyId);
+    await reader.ended;
+    expect(t.app.hub.size).toBe(0);
   });
 
   it("ends open streams when the server closes, so shutdown does not wait for clients", async () => {

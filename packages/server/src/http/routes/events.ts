@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { EventHub } from "../../service/event-hub.js";
+import { type EventHub, STREAM_CAP_RETRY_SECONDS } from "../../service/event-hub.js";
 import { scopeOf } from "../auth.js";
 
 /** A client that lets this much pile up unread is dropped; it reconnects and replays from its last id. */
@@ -12,7 +12,13 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub): void {
   app.get("/api/v2/events", { config: { auth: true } }, (request, reply) => {
     const scope = scopeOf(request);
     // Before the response starts, so that a refusal is an ordinary 429 envelope.
-    const release = hub.reserve(scope);
+    let release: () => void;
+    try {
+      release = hub.reserve(scope);
+    } catch (error) {
+      reply.header("retry-after", STREAM_CAP_RETRY_SECONDS);
+      throw error;
+    }
     const header = request.headers["last-event-id"];
     const lastEventId = Array.isArray(header) ? header[0] : header;
     const key = request.headers["x-api-key"] as string;

@@ -1,0 +1,53 @@
+/**
+ * The package runs wherever `fetch` does (Node.js 20+, Bun, Deno, browsers, edge runtimes): no runtime
+ * dependency, no Node.js module or global in its source, ESM with type declarations.
+ */
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, test } from "vitest";
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+  );
+}
+
+describe("@promptstore/client as published", () => {
+  test("no runtime dependencies; ESM with types; only dist is published; no side effects", () => {
+    expect(pkg.name).toBe("@promptstore/client");
+    expect(pkg.version).toBe("0.1.0");
+    expect(pkg.dependencies ?? {}).toEqual({});
+    expect(pkg.peerDependencies ?? {}).toEqual({});
+    expect(pkg.type).toBe("module");
+    expect(pkg.exports).toEqual({ ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } });
+    expect(pkg.files).toEqual(["dist"]);
+    expect(pkg.sideEffects).toBe(false);
+  });
+
+  test("the source uses no Node.js module or global", () => {
+    const files = sources(join(ROOT, "src"));
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      // Code only: the TSDoc examples may well show Node.js (`process.env.KEY`).
+      const text = readFileSync(file, "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/^\s*\/\/.*$/gm, "");
+      expect(text, file).not.toMatch(/from\s+["']node:|require\(|\bprocess\.|\bBuffer\b|\bimport\(["'](?!\.)/);
+      for (const [, specifier] of text.matchAll(/from\s+["']([^"']+)["']/g)) expect(specifier, file).toMatch(/^\.\//);
+    }
+  });
+
+  test("the source compiles with the web platform's types alone (no @types/node)", async () => {
+    const tsc = join(ROOT, "../../node_modules/typescript/bin/tsc");
+    await expect(
+      run(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.build.json"), "--noEmit"]),
+    ).resolves.toBeDefined();
+  });
+});
