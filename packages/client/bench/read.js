@@ -66,42 +66,43 @@ async function measure(client) {
   return Number(process.hrtime.bigint() - started) / CALLS;
 }
 
-const server = process.env.PROMPTSTORE_URL
-  ? { url: process.env.PROMPTSTORE_URL, key: process.env.PROMPTSTORE_KEY, stop: async () => {} }
-  : await startServer();
-try {
-  const setup = new Promptstore({ baseUrl: server.url, apiKey: server.key, mode: "none" });
-  const existing = await setup.list();
-  if (!existing.prompts.some((p) => p.id === PROMPT)) {
-    await setup.create({
-      id: PROMPT,
-      name: "Client bench",
-      sections: [{ title: "Role", content: "You help customers of {{ company }}." }],
-      publish: true,
-    });
-  }
+/** Measures reads from memory against a running server (PROMPTSTORE_URL) or one started for the purpose. */
+export async function readBench() {
+  const server = process.env.PROMPTSTORE_URL
+    ? { url: process.env.PROMPTSTORE_URL, key: process.env.PROMPTSTORE_KEY, stop: async () => {} }
+    : await startServer();
+  try {
+    const setup = new Promptstore({ baseUrl: server.url, apiKey: server.key, mode: "none" });
+    const existing = await setup.list();
+    if (!existing.prompts.some((p) => p.id === PROMPT)) {
+      await setup.create({
+        id: PROMPT,
+        name: "Client bench",
+        sections: [{ title: "Role", content: "You help customers of {{ company }}." }],
+        publish: true,
+      });
+    }
 
-  let requests = 0;
-  const counting = (input, init) => {
-    requests++;
-    return fetch(input, init);
-  };
-  const watch = new Promptstore({ baseUrl: server.url, apiKey: server.key, fetch: counting });
-  await watch.get(PROMPT);
-  if (!(await watch.ready(10_000))) throw new Error("the change stream did not open: is GET /api/v2/events served?");
-  while (watch.status.reading > 0) await new Promise((r) => setTimeout(r, 10));
-  const before = requests;
-  const watchNs = await measure(watch);
-  const watchRequests = requests - before;
-  watch.close();
+    let requests = 0;
+    const counting = (input, init) => {
+      requests++;
+      return fetch(input, init);
+    };
+    const watch = new Promptstore({ baseUrl: server.url, apiKey: server.key, fetch: counting });
+    await watch.get(PROMPT);
+    if (!(await watch.ready(10_000))) throw new Error("the change stream did not open: is GET /api/v2/events served?");
+    while (watch.status.reading > 0) await new Promise((r) => setTimeout(r, 10));
+    const before = requests;
+    const watchNs = await measure(watch);
+    const watchRequests = requests - before;
+    watch.close();
 
-  const ttl = new Promptstore({ baseUrl: server.url, apiKey: server.key, mode: "ttl", ttlMs: 3_600_000 });
-  await ttl.get(PROMPT);
-  const ttlNs = await measure(ttl);
-  ttl.close();
+    const ttl = new Promptstore({ baseUrl: server.url, apiKey: server.key, mode: "ttl", ttlMs: 3_600_000 });
+    await ttl.get(PROMPT);
+    const ttlNs = await measure(ttl);
+    ttl.close();
 
-  process.stdout.write(
-    `${JSON.stringify({
+    const result = {
       bench: "client-read-memory",
       calls: CALLS,
       ns_per_call: Math.round(watchNs * 10) / 10,
@@ -109,8 +110,12 @@ try {
       requests_during_run: watchRequests,
       ttl_ns_per_call: Math.round(ttlNs * 10) / 10,
       node: process.version,
-    })}\n`,
-  );
-} finally {
-  await server.stop();
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return result;
+  } finally {
+    await server.stop();
+  }
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) await readBench();

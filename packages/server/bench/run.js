@@ -339,10 +339,12 @@ try {
     );
     console.warn("PostgreSQL not reachable: skipping its runs (set BENCH_DATABASE_URL)");
   }
-  // The dashboard's bench keeps its own section of the same file; it survives this rewrite.
+  // The client's and the dashboard's benches keep their own sections of the same file; they survive this rewrite.
   const previous = existsSync(RESULTS) ? readFileSync(RESULTS, "utf8") : "";
-  const dashboard = previous.match(/<!-- dashboard bench: start -->[\s\S]*<!-- dashboard bench: end -->/)?.[0];
-  const text = report(sqlite) + (dashboard ? `\n${dashboard}\n` : "");
+  const kept = ["client", "dashboard"]
+    .map((name) => previous.match(new RegExp(`<!-- ${name} bench: start -->[\\s\\S]*<!-- ${name} bench: end -->`))?.[0])
+    .filter(Boolean);
+  const text = report(sqlite) + kept.map((section) => `\n${section}\n`).join("");
   mkdirSync(join(RESULTS, ".."), { recursive: true });
   writeFileSync(RESULTS, text);
   console.log(`\nwrote ${RESULTS}`);

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// npm run bench -w packages/client: the SDK's read from memory and publish-to-client propagation (SQLite, and
+// two instances on PostgreSQL when reachable). Writes its section of bench/results.md at the repository root,
+// between the client markers, leaving the other sections alone.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { postgresPropagation, sqlitePropagation } from "./propagation.js";
+import { readBench } from "./read.js";
+
+const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.url));
+const START = "<!-- client bench: start -->";
+const END = "<!-- client bench: end -->";
+const TARGET_P99_MS = 250;
+const POSTGRES_URL =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/** A fresh database beside the given one, dropped after `work`; undefined when PostgreSQL is unreachable. */
+async function withPostgres(work) {
+  const admin = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await admin.connect();
+  } catch {
+    return undefined;
+  }
+  const name = `promptstore_propagation_${Date.now()}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  try {
+    return await work(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+const read = await readBench();
+const rows = [...(await sqlitePropagation())];
+const postgres = await withPostgres((url) => postgresPropagation(url));
+if (postgres) rows.push(...postgres);
+
+const check = (ok) => (ok ? "met" : "**missed**");
+const section = `${START}
+## Client SDK
+
+Written by \`npm run bench -w packages/client\` on ${new Date().toISOString()} (${cpus().length} cores, Node.js ${process.version}).
+
+**Read from memory.** \`await client.get(id)\` once the prompt is held, ${read.calls.toLocaleString("en")} calls after a
+warm-up: **${read.ns_per_call} ns per call** in mode \`watch\` (stream live; ${read.requests_during_run} requests
+reached the server during the run), ${read.ttl_ns_per_call} ns in mode \`ttl\`.
+
+**Publish to client.** N SDK clients in mode \`watch\`, all in one process (the bench's), hold a published prompt;
+it is published again ${rows[0]?.publishes ?? 0} times (alternating two versions) through the first instance. Latency
+runs from the moment the publish response arrived to each client's \`onChange\` (the event received, the prompt
+re-read, the new version served from memory); "event" is when the event itself reached the client. After every
+publish each client's \`get()\` must serve the new version from memory ("stale" counts those that did not). On
+PostgreSQL the clients are split evenly across two instances. Target: p99 ≤ ${TARGET_P99_MS} ms.
+
+| Database | clients | p50 ms | p99 ms | max ms | event p50 / p99 ms | stale | p99 ≤ ${TARGET_P99_MS} ms |
+|---|---:|---:|---:|---:|---|---:|---|
+${rows.map((r) => `| ${r.label} | ${r.clients} | ${r.p50} | ${r.p99} | ${r.max} | ${r.eventP50} / ${r.eventP99} | ${r.stale} | ${check(r.p99 <= TARGET_P99_MS && r.stale === 0)} |`).join("\n")}
+${postgres ? "" : `\nPostgreSQL at ${POSTGRES_URL.replace(/\/\/[^@/]*@/, "//")} was not reachable: its rows are missing.\n`}${END}`;
+
+const existing = existsSync(RESULTS) ? readFileSync(RESULTS, "utf8") : "# Benchmark results\n";
+const text = existing.includes(START)
+  ? existing.replace(new RegExp(`${START}[\\s\\S]*${END}`), section)
+  : `${existing.trimEnd()}\n\n${section}\n`;
+writeFileSync(RESULTS, text);
+console.log(`wrote the client section of ${RESULTS}`);
