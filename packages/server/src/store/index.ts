@@ -1,12 +1,13 @@
 import { Kysely, Migrator } from "kysely";
-import { type ChangeChannel, DEFAULT_INVALIDATION_TIMEOUT_MS, localChannel } from "./change-channel.js";
+import { type ChangeChannel, DEFAULT_INVALIDATION_TIMEOUT_MS } from "./change-channel.js";
 import { CompiledQueries } from "./compiled-queries.js";
-import { EventStore } from "./events.js";
 import { postgresDialect } from "./dialects/postgres.js";
 import { sqliteDialect } from "./dialects/sqlite.js";
+import { EventStore } from "./events.js";
 import { migrationProvider } from "./migrations/index.js";
 import { postgresChannel } from "./postgres-channel.js";
 import type { Database } from "./schema.js";
+import { sqliteChannel } from "./sqlite-channel.js";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -50,7 +51,7 @@ export async function openStore(databaseUrl: string | undefined, options: StoreO
   const channel =
     dialect === "postgres"
       ? postgresChannel(location, { timeoutMs: options.invalidationTimeoutMs ?? DEFAULT_INVALIDATION_TIMEOUT_MS })
-      : localChannel;
+      : sqliteChannel(db);
   const store: Store = {
     db,
     dialect,

@@ -1,0 +1,228 @@
+import { randomUUID } from "node:crypto";
+import type { WebhookStore } from "../store/webhooks.js";
+import type { ChangeBus } from "./change-bus.js";
+import type { Resolver } from "./webhook-address.js";
+import { sendWebhook } from "./webhook-sender.js";
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** The wait after the 1st, 2nd, … failed attempt; the last one repeats. */
+export const RETRY_SCHEDULE_MS = [
+  30 * SECOND,
+  MINUTE,
+  2 * MINUTE,
+  5 * MINUTE,
+  15 * MINUTE,
+  30 * MINUTE,
+  HOUR,
+  2 * HOUR,
+  4 * HOUR,
+  8 * HOUR,
+] as const;
+/** A delivery whose attempt fails this long after its first attempt has failed for good. */
+export const RETRY_WINDOW_MS = 24 * HOUR;
+/** Each wait is stretched or shrunk by up to this fraction, so endpoints that failed together spread out. */
+export const JITTER = 0.2;
+/** Delivered and failed deliveries are kept this long, then deleted. */
+export const DELIVERY_RETENTION_MS = 7 * 24 * HOUR;
+
+export interface DispatcherOptions {
+  /** Time limit of one attempt, connection to end of the (partly read) answer. */
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** Multiplies every retry wait and the retry window (tests shrink them); 1 in production. */
+  retryScale: number;
+  /** Attempts in flight at once, per instance, each to a different endpoint. */
+  concurrency?: number;
+  /** The longest time between two looks at the database when nothing wakes the dispatcher. */
+  pollMs?: number;
+  resolver?: Resolver;
+  random?: () => number;
+  onError?: (error: unknown) => void;
+}
+
+/** When the attempt after `attempts` failed ones may start, or null when the delivery has failed for good. */
+export function nextAttemptAt(
+  firstAttemptAt: number,
+  attemptedAt: number,
+  attempts: number,
+  scale: number,
+  random: () => number = Math.random,
+): number | null {
+  if (attemptedAt - firstAttemptAt >= RETRY_WINDOW_MS * scale) return null;
+  const base = RETRY_SCHEDULE_MS[Math.min(attempts, RETRY_SCHEDULE_MS.length) - 1] as number;
+  const jitter = 1 - JITTER + 2 * JITTER * random();
+  return attemptedAt + Math.round(base * scale * jitter);
+}
+
+interface InFlight {
+  endpointId: string;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * Works off the delivery queue, on every instance. Woken by the change bus (a change here, or on another
+ * instance through LISTEN/NOTIFY) and by its own timer (the next retry that falls due, at the latest every
+ * `pollMs`). It runs outside any request: a slow or failing endpoint never delays or fails a write.
+ *
+ * Ordering is strict per endpoint: only the oldest pending delivery of an endpoint is attempted, so event N+1
+ * reaches an endpoint only once N has been delivered or has failed for good. An endpoint that is down holds
+ * back its own queue (for up to the retry window) and no other endpoint's. Each attempt is claimed in the
+ * database first (`locked_until`, a conditional update), so two instances never attempt the same delivery at
+ * once; a claim held by an instance that died expires after three attempt timeouts.
+ */
+export class WebhookDispatcher {
+  private readonly concurrency: number;
+  private readonly pollMs: number;
+  private readonly lockMs: number;
+  private readonly random: () => number;
+  private readonly inFlight = new Map<number, InFlight>();
+  private stopped = true;
+  private running = false;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly bus: ChangeBus,
+    private readonly options: DispatcherOptions,
+  ) {
+    this.concurrency = options.concurrency ?? 8;
+    this.pollMs = options.pollMs ?? 5000;
+    this.lockMs = Math.max(1000, 3 * options.timeoutMs);
+    this.random = options.random ?? Math.random;
+  }
+
+  /** Picks up what is pending in the database (left by a previous run too), then keeps going. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unsubscribe = this.bus.subscribe((change) => {
+      if (change.kind === "prompt" || change.kind === "reset") this.wake();
+    });
+    const prune = () => {
+      this.store
+        .prune(new Date(Date.now() - DELIVERY_RETENTION_MS).toISOString())
+        .catch((error) => this.options.onError?.(error));
+    };
+    prune();
+    this.pruneTimer = setInterval(prune, HOUR);
+    this.pruneTimer.unref();
+    this.wake();
+  }
+
+  /** Stops looking, ends attempts in flight (they count as not made) and gives their deliveries back. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.unsubscribe?.();
+    clearTimeout(this.timer);
+    clearInterval(this.pruneTimer);
+    for (const attempt of this.inFlight.values()) attempt.controller.abort();
+    await Promise.allSettled([...this.inFlight.values()].map((a) => a.done));
+  }
+
+  /** Look at the queue now (a change was committed, or an attempt ended). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = true;
+    void this.run().finally(() => {
+      this.running = false;
+    });
+  }
+
+  private async run(): Promise<void> {
+    let wait = this.pollMs;
+    try {
+      // A wake while this runs (a commit, an attempt ending) means one more look before sleeping.
+      do {
+        this.again = false;
+        await this.fill();
+        if (!this.again) wait = await this.untilNext();
+      } while (this.again && !this.stopped);
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+    if (this.stopped) return;
+    this.timer = setTimeout(() => this.wake(), wait);
+    this.timer.unref();
+  }
+
+  /** Claims what is due, up to the free capacity, one delivery per endpoint, and starts the attempts. */
+  private async fill(): Promise<void> {
+    const free = this.concurrency - this.inFlight.size;
+    if (free <= 0) return;
+    const now = Date.now();
+    const nowIso = new Date(now).toISOString();
+    const busy = [...new Set([...this.inFlight.values()].map((a) => a.endpointId))];
+    for (const delivery of await this.store.due(nowIso, free, busy)) {
+      if (this.stopped) return;
+      const token = randomUUID();
+      const lockedUntil = new Date(now + this.lockMs).toISOString();
+      if (!(await this.store.claim(delivery.id, token, nowIso, lockedUntil))) continue;
+      const controller = new AbortController();
+      const done = this.attempt(delivery, token, controller.signal)
+        .catch((error) => this.options.onError?.(error))
+        .finally(() => {
+          this.inFlight.delete(delivery.id);
+          this.wake();
+        });
+      this.inFlight.set(delivery.id, { endpointId: delivery.endpoint_id, controller, done });
+    }
+  }
+
+  private async attempt(
+    delivery: Awaited<ReturnType<WebhookStore["due"]>>[number],
+    token: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const started = new Date();
+    const result = await sendWebhook(
+      { url: delivery.url, secret: delivery.secret },
+      { id: `msg_${delivery.event_id}`, payload: delivery.payload },
+      {
+        timeoutMs: this.options.timeoutMs,
+        allowPrivate: this.options.allowPrivate,
+        signal,
+        ...(this.options.resolver ? { resolver: this.options.resolver } : {}),
+      },
+    );
+    if (signal.aborted) {
+      await this.store.release(delivery.id, token);
+      return;
+    }
+    const attemptedAt = Date.now();
+    const first = delivery.first_attempt_at ?? started.toISOString();
+    // A refused address is refused again next time: the delivery fails for good at once.
+    const next =
+      result.ok || result.refused
+        ? null
+        : nextAttemptAt(Date.parse(first), attemptedAt, delivery.attempts + 1, this.options.retryScale, this.random);
+    await this.store.complete(delivery.id, token, {
+      status: result.ok ? "delivered" : next === null ? "failed" : "pending",
+      attempted_at: new Date(attemptedAt).toISOString(),
+      first_attempt_at: first,
+      response_code: result.status,
+      error: result.error,
+      next_attempt_at: next === null ? null : new Date(next).toISOString(),
+    });
+  }
+
+  /** How long to sleep: until the next head falls due, at most `pollMs`. */
+  private async untilNext(): Promise<number> {
+    if (this.inFlight.size >= this.concurrency) return this.pollMs;
+    const next = await this.store.nextDue();
+    if (next === null) return this.pollMs;
+    return Math.min(this.pollMs, Math.max(5, Date.parse(next) - Date.now()));
+  }
+}
