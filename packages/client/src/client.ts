@@ -4,6 +4,7 @@ import { readEventStream, SseParser } from "./sse.js";
 import type {
   CreatedPrompt,
   CreatePromptInput,
+  DeletedPrompt,
   Fallback,
   ListQuery,
   Prompt,
@@ -143,7 +144,7 @@ interface Entry {
 }
 
 const HASH_OR_PREFIX = /^[0-9a-f]{7,64}$/;
-const EVENT_TYPES = new Set(["prompt.created", "prompt.version_saved", "prompt.published"]);
+const EVENT_TYPES = new Set(["prompt.created", "prompt.version_saved", "prompt.published", "prompt.deleted"]);
 const EPOCH = "1970-01-01T00:00:00.000Z";
 
 /** Freezes a read, so that a caller cannot change what every other caller is served. */
@@ -464,6 +465,26 @@ export class Promptstore {
   }
 
   /**
+   * Deletes a prompt with all its versions (`DELETE /api/v2/prompts/{id}`); its id becomes free. Cannot be
+   * undone. What this client holds of the prompt is dropped, so its next `get()` asks the service (a 404).
+   *
+   * @example
+   * ```ts
+   * await client.delete("old-support-bot"); // { id: "old-support-bot", deleted: true }
+   * ```
+   */
+  async delete(promptId: string, options: CallOptions = {}): Promise<DeletedPrompt> {
+    try {
+      return await this.call<DeletedPrompt>("DELETE", `/api/v2/prompts/${encodeURIComponent(promptId)}`, {
+        idempotent: false,
+        signal: options.signal,
+      });
+    } finally {
+      this.drop(promptId);
+    }
+  }
+
+  /**
    * Fills the `{{ variables }}` of a prompt (or a text): see the standalone {@link fill}.
    *
    * @example
@@ -644,6 +665,21 @@ export class Promptstore {
   private invalidate(promptId: string): void {
     const refs = this.prompts.get(promptId);
     if (refs) for (const entry of refs.values()) if (!entry.pinned) this.invalidateEntry(entry);
+  }
+
+  /**
+   * The prompt is gone (deleted): every reference held, pinned versions too, is forgotten, so the next `get()`
+   * asks the service. A read in flight is read again when it lands, so it cannot put the old prompt back.
+   */
+  private drop(promptId: string): void {
+    const refs = this.prompts.get(promptId);
+    if (!refs) return;
+    for (const entry of [...refs.values()]) {
+      entry.gen++;
+      entry.value = undefined;
+      entry.stale = false;
+      this.forget(entry);
+    }
   }
 
   private background(promise: Promise<unknown>): void {
@@ -845,6 +881,10 @@ export class Promptstore {
   }
 
   private applyEvent(event: PromptEvent): void {
+    if (event.type === "prompt.deleted") {
+      this.drop(event.prompt_id);
+      return;
+    }
     const refs = this.prompts.get(event.prompt_id);
     if (!refs) return;
     for (const entry of refs.values()) {

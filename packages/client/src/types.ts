@@ -33,6 +33,8 @@ export type SaveVersionInput = Json<NonNullable<PromptPath["put"]["requestBody"]
 export type SavedVersion = Data<PromptPath["put"]["responses"][200]>;
 /** `POST /api/v2/prompts/{id}/publish` answer. */
 export type PublishedVersion = Data<paths["/api/v2/prompts/{id}/publish"]["post"]["responses"][200]>;
+/** `DELETE /api/v2/prompts/{id}` answer: the prompt and all its versions are gone; the id is free again. */
+export type DeletedPrompt = Data<PromptPath["delete"]["responses"][200]>;
 /** `GET /api/v2/prompts/{id}/versions`: the history, newest first, with both pointers. */
 export type VersionList = Data<paths["/api/v2/prompts/{id}/versions"]["get"]["responses"][200]>;
 /** One version of the history. */
@@ -60,18 +62,19 @@ export type Prompt = Omit<PromptView, "label"> & {
 export type Fallback = string | (Partial<Omit<Prompt, "prompt">> & { prompt: string });
 
 /** The change-event types of `GET /api/v2/events` (docs/events.md). */
-export type PromptEventType = "prompt.created" | "prompt.version_saved" | "prompt.published";
+export type PromptEventType = "prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted";
 
-/** A change event: every event carries both pointers after the change. */
+/** A change event: every event carries both pointers after the change (both null after a deletion). */
 export interface PromptEvent {
   /** Increasing within a project, in commit order; the SSE `id`. */
   id: number;
   type: PromptEventType;
   prompt_id: string;
-  /** The version the change is about: created, saved or now in production. */
+  /** The version the change is about: created, saved, now in production, or (deleted) what production served, else latest. */
   version: string;
   production_version: string | null;
-  latest_version: string;
+  /** The newest version after the change; null once deleted. */
+  latest_version: string | null;
   /** ISO 8601, UTC, when the change was committed. */
   at: string;
 }

@@ -4,6 +4,7 @@
  * schemas of `schemas.ts`; only what is the dashboard's own lives here.
  */
 import { z } from "zod";
+import { text } from "./text.js";
 import type { PromptListItem } from "./views.js";
 
 export const ROLES = ["owner", "editor", "viewer"] as const;
@@ -12,21 +13,18 @@ export type Role = (typeof ROLES)[number];
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 200;
 
-export const email = z
-  .string()
+export const email = text()
   .trim()
   .max(254, "must be at most 254 characters")
   .pipe(z.email("must be an e-mail address"))
   .transform((e) => e.toLowerCase());
 
-export const newPassword = z
-  .string()
+export const newPassword = text()
   .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
 
 /** A password as typed at sign-in: not checked against the rules of today, only bounded. */
-const givenPassword = z
-  .string()
+const givenPassword = text()
   .min(1, "must not be empty")
   .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
 
@@ -39,7 +37,7 @@ export const changePasswordBody = z.strictObject({
   new_password: newPassword,
 });
 export const createProjectBody = z.strictObject({
-  name: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
+  name: text().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
 });
 export const addMemberBody = z.strictObject({ email, role });
 export const changeRoleBody = z.strictObject({ role });

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { PROMPT_ID_PATTERN } from "./slug.js";
+import { jsonValueProblem, text } from "./text.js";
 
 export const LIMITS = {
   sectionsPerVersion: 100,
@@ -14,35 +15,37 @@ export const LIMITS = {
   messageLength: 1000,
   toolsPerVersion: 128,
   toolDescriptionLength: 4000,
+  /**
+   * A tool's `parameters`: levels of objects and arrays (the object itself is level 1) and characters as JSON.
+   * Real function schemas are shallow (OpenAI accepts 10 levels of schema nesting, which is about 20 levels
+   * of JSON); 32 leaves room for any of them and keeps every recursive consumer far from its stack limit.
+   */
+  toolParametersDepth: 32,
+  toolParametersLength: 100_000,
   markdownLength: 1_048_576,
   bodyBytes: 1_048_576,
 } as const;
 
-export const promptId = z
-  .string()
+export const promptId = text()
   .regex(PROMPT_ID_PATTERN, "must be 1-64 characters of a-z, 0-9, _ or -, starting with a letter or digit")
   .describe("The prompt's id: a slug unique in the project");
 
-export const promptName = z
-  .string()
+export const promptName = text()
   .trim()
   .min(1, "must not be empty")
   .max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`)
   .describe("A human name, 1-200 characters; need not be unique");
 
-export const promptDescription = z
-  .string()
+export const promptDescription = text()
   .max(LIMITS.descriptionLength, `must be at most ${LIMITS.descriptionLength} characters`)
   .describe("What the prompt is for, up to 2000 characters");
 
 export const sectionInput = z.strictObject({
-  title: z
-    .string()
+  title: text()
     .max(LIMITS.titleLength, `must be at most ${LIMITS.titleLength} characters`)
     .refine((t) => t.trim() !== "", "must not be blank")
     .describe("The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>)"),
-  content: z
-    .string()
+  content: text()
     .max(LIMITS.sectionContentLength, `must be at most ${LIMITS.sectionContentLength} characters`)
     .describe("The section's text; {{ name }} marks a variable the caller fills in"),
   enabled: z
@@ -61,22 +64,30 @@ export const toolInput = z.strictObject({
   type: z.literal("function").describe('Always "function"'),
   function: z
     .strictObject({
-      name: z
-        .string()
+      name: text()
         .regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1-64 characters of a-z, A-Z, 0-9, _ or -")
         .describe("The function's name, unique among the prompt's tools"),
-      description: z
-        .string()
+      description: text()
         .max(LIMITS.toolDescriptionLength, `must be at most ${LIMITS.toolDescriptionLength} characters`)
         .optional()
         .describe("What the function does, for the model"),
       parameters: z
         .looseObject({
           type: z.literal("object"),
-          properties: z.record(z.string(), z.unknown()).optional(),
-          required: z.array(z.string()).optional(),
+          properties: z.record(text(), z.unknown()).optional(),
+          required: z.array(text()).optional(),
         })
-        .describe("A JSON Schema object (type, properties, required) of the function's arguments"),
+        // The one free-form JSON value of the API: bounded before anything walks it recursively (the hash).
+        .superRefine((parameters, ctx) => {
+          const problem = jsonValueProblem(parameters, {
+            maxDepth: LIMITS.toolParametersDepth,
+            maxLength: LIMITS.toolParametersLength,
+          });
+          if (problem) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message });
+        })
+        .describe(
+          `A JSON Schema object (type, properties, required) of the function's arguments, nested at most ${LIMITS.toolParametersDepth} levels deep and at most ${LIMITS.toolParametersLength} characters as JSON`,
+        ),
     })
     .describe("The function the model may call"),
 });
@@ -95,24 +106,20 @@ export const toolsInput = z
     });
   });
 
-export const markdownInput = z
-  .string()
+export const markdownInput = text()
   .max(LIMITS.markdownLength, `must be at most ${LIMITS.markdownLength} characters`)
   .describe("Content form 2: every level-1 heading (# Title) starts a section.");
 
-export const message = z
-  .string()
+export const message = text()
   .max(LIMITS.messageLength, `must be at most ${LIMITS.messageLength} characters`)
   .describe("A change note kept with the version, up to 1000 characters");
 
 const VERSION_REF = /^(production|latest|[0-9a-f]{7,64})$/;
-export const versionRef = z
-  .string()
+export const versionRef = text()
   .regex(VERSION_REF, "must be production, latest, or 7-64 lowercase hex characters of a version hash")
   .describe("production, latest, a full version hash, or a unique prefix of 7+ characters");
 
-export const publishRef = z
-  .string()
+export const publishRef = text()
   .regex(/^(latest|[0-9a-f]{7,64})$/, "must be latest, or 7-64 lowercase hex characters of a version hash")
   .describe("latest, a full version hash, or a unique prefix of 7+ characters");
 
@@ -147,8 +154,7 @@ export const saveVersionFields = z.strictObject({
   tools: toolsInput.optional(),
   message: message.optional(),
   publish: z.boolean().optional().describe("Also point production at this version. Default false."),
-  base_version: z
-    .string()
+  base_version: text()
     .regex(/^[0-9a-f]{64}$/, "must be the full 64-character hash of a version")
     .optional()
     .describe("The latest version this edit started from; if latest has moved since, the save is refused (409)"),
@@ -175,7 +181,7 @@ export const listQuery = z.object({
     .max(100, "must be a whole number from 1 to 100")
     .optional()
     .describe("Page size, 1-100; without it every prompt is listed"),
-  cursor: z.string().max(512, "is not a valid cursor").optional().describe("next_cursor of the previous page"),
+  cursor: text().max(512, "is not a valid cursor").optional().describe("next_cursor of the previous page"),
 });
 
 export type CreatePromptBody = z.infer<typeof createPromptBody>;
@@ -193,12 +199,16 @@ export function describeZodError(error: z.ZodError, root = "body"): string {
   const issue = error.issues[0];
   if (!issue) return `${root}: is invalid`;
   const path = [...issue.path];
-  let text = issue.message;
+  let problem = issue.message;
   if (issue.code === "unrecognized_keys") {
     path.push(issue.keys[0] as string);
-    text = "is not a known field";
+    problem = "is not a known field";
+  } else if (issue.code === "invalid_key") {
+    // The key itself is what is wrong: name the object that holds it, not the key (it may not even print).
+    path.pop();
+    problem = `has a key that ${issue.issues[0]?.message ?? "is not valid"}`;
   }
   // A path that starts at an array index reads as the root's element: `sections[0].title`.
   const field = formatPath(typeof path[0] === "number" ? [root, ...path] : path);
-  return `${field === "" ? root : field}: ${text}`;
+  return `${field === "" ? root : field}: ${problem}`;
 }

@@ -55,6 +55,12 @@ export interface PublishedVersion {
   published: boolean;
 }
 
+/** The answer to a deletion: the prompt, its versions and pointers are gone, and its id is free again. */
+export interface DeletedPrompt {
+  id: string;
+  deleted: true;
+}
+
 export interface VersionList {
   id: string;
   production_version: string | null;

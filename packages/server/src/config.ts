@@ -47,6 +47,12 @@ const envSchema = z.object({
     .min(0.01)
     .max(24 * 365)
     .default(24),
+  /** Webhook endpoints may be on private, loopback, link-local and unique-local addresses (off: refused). */
+  PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE: flag.default(false),
+  /** Time limit of one webhook attempt, from connecting to the end of the (partly read) answer. */
+  PROMPTSTORE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Multiplies the webhook retry waits and the 24-hour retry window; below 1 only to test retries quickly. */
+  PROMPTSTORE_WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
   /** The e-mail of the owner account created on an empty database. */
   PROMPTSTORE_OWNER_EMAIL: email.default("owner@promptstore.local"),
   /** Where the built dashboard is; the @promptstore/dashboard package's dist/ when unset. */

@@ -109,7 +109,7 @@ export interface paths {
                 name: string;
                 /** @description What the function does, for the model */
                 description?: string;
-                /** @description A JSON Schema object (type, properties, required) of the function's arguments */
+                /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
                 parameters: {
                   /** @constant */
                   type: "object";
@@ -231,7 +231,7 @@ export interface paths {
                     name: string;
                     /** @description What the function does, for the model */
                     description?: string;
-                    /** @description A JSON Schema object (type, properties, required) of the function's arguments */
+                    /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
                     parameters: {
                       /** @constant */
                       type: "object";
@@ -318,7 +318,7 @@ export interface paths {
                 name: string;
                 /** @description What the function does, for the model */
                 description?: string;
-                /** @description A JSON Schema object (type, properties, required) of the function's arguments */
+                /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
                 parameters: {
                   /** @constant */
                   type: "object";
@@ -373,7 +373,44 @@ export interface paths {
       };
     };
     post?: never;
-    delete?: never;
+    /** Delete a prompt with all its versions; its id becomes free */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Prompt id (slug) */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                id: string;
+                /**
+                 * @description The prompt, its versions and pointers are gone; the id may be used again
+                 * @constant
+                 */
+                deleted: true;
+              };
+            };
+          };
+        };
+        401: components["responses"]["Error401"];
+        404: components["responses"]["Error404"];
+        429: components["responses"]["Error429"];
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -539,7 +576,7 @@ export interface paths {
                   /** @description A note for people; empty when none was given */
                   description: string;
                   /** @description The event types sent to this endpoint */
-                  events: ("prompt.created" | "prompt.version_saved" | "prompt.published")[];
+                  events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
                   /** @description Whether events are queued and sent */
                   enabled: boolean;
                   /**
@@ -575,8 +612,8 @@ export interface paths {
           "application/json": {
             /** @description Where events are POSTed: an http:// or https:// URL without credentials, at most 2048 characters. Private, loopback and link-local addresses are refused unless the server allows them. */
             url: string;
-            /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published */
-            events: ("prompt.created" | "prompt.version_saved" | "prompt.published")[];
+            /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted */
+            events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
             /** @description A note for people: what receives these events, up to 500 characters */
             description?: string;
             /** @description Whether new events are queued for this endpoint (and queued ones sent). Default true. */
@@ -602,7 +639,7 @@ export interface paths {
                 /** @description A note for people; empty when none was given */
                 description: string;
                 /** @description The event types sent to this endpoint */
-                events: ("prompt.created" | "prompt.version_saved" | "prompt.published")[];
+                events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
                 /** @description Whether events are queued and sent */
                 enabled: boolean;
                 /**
@@ -672,7 +709,7 @@ export interface paths {
                 /** @description A note for people; empty when none was given */
                 description: string;
                 /** @description The event types sent to this endpoint */
-                events: ("prompt.created" | "prompt.version_saved" | "prompt.published")[];
+                events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
                 /** @description Whether events are queued and sent */
                 enabled: boolean;
                 /**
@@ -753,8 +790,8 @@ export interface paths {
           "application/json": {
             /** @description Where events are POSTed: an http:// or https:// URL without credentials, at most 2048 characters. Private, loopback and link-local addresses are refused unless the server allows them. */
             url?: string;
-            /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published */
-            events?: ("prompt.created" | "prompt.version_saved" | "prompt.published")[];
+            /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted */
+            events?: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
             /** @description A note for people: what receives these events, up to 500 characters */
             description?: string;
             /** @description Whether new events are queued for this endpoint (and queued ones sent). Default true. */
@@ -780,7 +817,7 @@ export interface paths {
                 /** @description A note for people; empty when none was given */
                 description: string;
                 /** @description The event types sent to this endpoint */
-                events: ("prompt.created" | "prompt.version_saved" | "prompt.published")[];
+                events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
                 /** @description Whether events are queued and sent */
                 enabled: boolean;
                 /**
@@ -850,7 +887,7 @@ export interface paths {
                 /** @description A note for people; empty when none was given */
                 description: string;
                 /** @description The event types sent to this endpoint */
-                events: ("prompt.created" | "prompt.version_saved" | "prompt.published")[];
+                events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
                 /** @description Whether events are queued and sent */
                 enabled: boolean;
                 /**
@@ -927,7 +964,7 @@ export interface paths {
                    * @description A change event type
                    * @enum {string}
                    */
-                  event_type: "prompt.created" | "prompt.version_saved" | "prompt.published";
+                  event_type: "prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted";
                   /** @description The prompt the event is about */
                   prompt_id: string;
                   /**
@@ -960,6 +997,68 @@ export interface paths {
         400: components["responses"]["Error400"];
         401: components["responses"]["Error401"];
         404: components["responses"]["Error404"];
+        429: components["responses"]["Error429"];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/events": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Stream the project's change events (Server-Sent Events)
+     * @description Opens with `retry:`, then (after any replay) one `ready` event, or `reset` when events after Last-Event-ID are no longer kept. Each change is an SSE event named by its type, with the event's id and its JSON as data. A `: heartbeat` comment every 15 s. See docs/events.md.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description The id of the last event received: the events after it are replayed first */
+          "Last-Event-ID"?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The stream; every event's data is a PromptEvent (ready and reset carry last_event_id) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "text/event-stream": {
+              /** @description Increasing within a project, in commit order; the SSE id, and what Last-Event-ID resumes after */
+              id: number;
+              /**
+               * @description What changed
+               * @enum {string}
+               */
+              type: "prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted";
+              /** @description The prompt that changed */
+              prompt_id: string;
+              /** @description The version the change is about: created, saved, now in production, or (deleted) the one production served, else latest */
+              version: string;
+              /** @description What production serves after the change; null if unpublished or deleted */
+              production_version: string | null;
+              /** @description The newest version after the change; null once deleted */
+              latest_version: string | null;
+              /** @description When the change was committed (ISO 8601, UTC) */
+              at: string;
+            };
+          };
+        };
+        401: components["responses"]["Error401"];
         429: components["responses"]["Error429"];
       };
     };
@@ -1067,7 +1166,7 @@ export interface components {
         };
       };
     };
-    /** @description Rate limit exceeded; see X-RateLimit-Reset and Retry-After */
+    /** @description Rate limit exceeded, or (events) the organization's cap on open streams; see Retry-After */
     Error429: {
       headers: {
         [name: string]: unknown;

@@ -16,7 +16,14 @@ import type {
   UsageView,
 } from "@promptstore/core/dashboard";
 import type { CreatePromptBody, SaveVersionBody } from "@promptstore/core/schemas";
-import type { CreatedPrompt, PromptView, PublishedVersion, SavedVersion, VersionList } from "@promptstore/core/views";
+import type {
+  CreatedPrompt,
+  DeletedPrompt,
+  PromptView,
+  PublishedVersion,
+  SavedVersion,
+  VersionList,
+} from "@promptstore/core/views";
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { ApiError, del, get, patch, path, post, put, setCsrfToken } from "./client";
 
@@ -174,6 +181,21 @@ export function usePublish(projectId: string, promptId: string) {
   return useMutation({
     mutationFn: (version: string) => post<PublishedVersion>(`${promptPath(projectId, promptId)}/publish`, { version }),
     onSuccess: () => client.invalidateQueries({ queryKey: keys.prompts(projectId) }),
+  });
+}
+
+/**
+ * Deletes a prompt with all its versions. Everything held of it is forgotten (its views and history), so
+ * nothing of it can show again from memory; the list is read again.
+ */
+export function useDeletePrompt(projectId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (promptId: string) => del<DeletedPrompt>(promptPath(projectId, promptId)),
+    onSuccess: (deleted) => {
+      client.removeQueries({ queryKey: keys.prompt(projectId, deleted.id) });
+      return client.invalidateQueries({ queryKey: keys.prompts(projectId), exact: true });
+    },
   });
 }
 

@@ -68,7 +68,7 @@ export function Layout() {
               <NavLink to={`/p/${current.project.id}/prompts`} className="subnav-link">
                 Prompts
               </NavLink>
-              {can(current.role, "admin") ? (
+              {can(current.role, "write") ? (
                 <NavLink to={`/p/${current.project.id}/settings`} className="subnav-link">
                   Settings
                 </NavLink>

@@ -118,7 +118,11 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
 
   // Leaving with unsaved changes asks first: inside the app through the router, and on reload or close.
   const blocker = useBlocker(
-    ({ currentLocation, nextLocation }) => dirty && currentLocation.pathname !== nextLocation.pathname,
+    ({ currentLocation, nextLocation }) =>
+      dirty &&
+      currentLocation.pathname !== nextLocation.pathname &&
+      // The prompt was just deleted (DeletePromptDialog): there is nothing left to save the edits to.
+      (nextLocation.state as { deleted?: unknown } | null)?.deleted !== true,
   );
   useEffect(() => {
     if (!dirty) return;

@@ -1,17 +1,23 @@
+import { can } from "@promptstore/core/dashboard";
 import { useQuery } from "@tanstack/react-query";
-import { Suspense } from "react";
+import { Suspense, useState } from "react";
 import { Link, NavLink, Outlet, useParams } from "react-router";
 import { isApiError } from "../api/client";
 import { promptViewQuery } from "../api/queries";
 import { NotFound } from "../app/NotFound";
+import { useProject } from "../app/session";
 import { shortHash } from "../ui/format";
 import { ErrorState, Loading } from "../ui/States";
+import { DeletePromptDialog } from "./DeletePromptDialog";
 import "./editor.css";
 
 /** One prompt: its name, pointers, and the Edit · History · Preview tabs. */
 export default function PromptPage() {
   const { projectId = "", promptId = "" } = useParams();
   const latest = useQuery(promptViewQuery(projectId, promptId, "latest", false));
+  const context = useProject();
+  const canDelete = context !== null && can(context.role, "write");
+  const [deleting, setDeleting] = useState(false);
   const base = `/p/${projectId}/prompts/${encodeURIComponent(promptId)}`;
 
   if (latest.isPending) return <Loading label="Loading the prompt…" />;
@@ -32,6 +38,11 @@ export default function PromptPage() {
         <div className="prompt-title">
           <h1>{prompt.name}</h1>
           <span className="prompt-id mono">{prompt.id}</span>
+          {canDelete ? (
+            <button type="button" className="button button-small prompt-delete" onClick={() => setDeleting(true)}>
+              Delete…
+            </button>
+          ) : null}
         </div>
         <p className="prompt-pointers">
           <span className="badge badge-production">production</span>
@@ -58,6 +69,9 @@ export default function PromptPage() {
       <Suspense fallback={<Loading />}>
         <Outlet />
       </Suspense>
+      {deleting ? (
+        <DeletePromptDialog projectId={projectId} prompt={prompt} onClose={() => setDeleting(false)} />
+      ) : null}
     </div>
   );
 }

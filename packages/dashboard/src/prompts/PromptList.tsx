@@ -1,7 +1,7 @@
 import { can, type DashboardPromptList } from "@promptstore/core/dashboard";
 import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, useDeferredValue, useId, useMemo } from "react";
-import { Link, useNavigate, useParams, useSearchParams } from "react-router";
+import { Link, useLocation, useNavigate, useParams, useSearchParams } from "react-router";
 import { promptListQuery } from "../api/queries";
 import { useProject } from "../app/session";
 import { formatCount, plural, rangeLabel, shortHash } from "../ui/format";
@@ -24,8 +24,11 @@ export function PromptList() {
   const { projectId = "" } = useParams();
   const context = useProject();
   const navigate = useNavigate();
+  const location = useLocation();
   const [params, setParams] = useSearchParams();
   const list = useQuery(promptListQuery(projectId));
+  // What the screen that sent us here did (a deletion).
+  const notice = (location.state as { notice?: unknown } | null)?.notice;
   const searchId = useId();
   const query = params.get("q") ?? "";
   const deferredQuery = useDeferredValue(query);
@@ -152,6 +155,11 @@ export function PromptList() {
         </div>
         {total > 0 ? newPrompt : null}
       </header>
+      {typeof notice === "string" ? (
+        <p className="notice notice-success" role="status">
+          {notice}
+        </p>
+      ) : null}
       <section className="card" aria-busy={list.isPending} aria-label="Prompt list">
         {total > 0 ? (
           <div className="list-toolbar">

@@ -4,24 +4,32 @@ import { EmptyState } from "../ui/States";
 import { ApiKeys } from "./ApiKeys";
 import { Members } from "./Members";
 import { Usage } from "./Usage";
+import { Webhooks } from "./Webhooks";
 import "./settings.css";
 
-/** Owners only: the project's keys, the organization's members, the plan and its usage. */
+/**
+ * Owners: the project's keys and webhooks, the organization's members, the plan and its usage. Editors: the
+ * project's webhooks only. Viewers: nothing to change here.
+ */
 export default function Settings() {
   const context = useProject();
   if (!context) return null;
   const { project, membership } = context;
-  if (!can(context.role, "admin")) {
+  if (!can(context.role, "write")) {
     return (
       <div className="card">
         <title>Settings — Promptstore</title>
         <h1 className="visually-hidden">Settings</h1>
-        <EmptyState title="Only owners can change settings">
-          <p>API keys, members and the plan are managed by the owners of {membership.org.name}.</p>
+        <EmptyState title="Only owners and editors can change settings">
+          <p>
+            API keys, members and the plan are managed by the owners of {membership.org.name}; webhooks by its owners
+            and editors.
+          </p>
         </EmptyState>
       </div>
     );
   }
+  const owner = can(context.role, "admin");
   return (
     <div className="stack-lg">
       <title>{`Settings · ${project.name} — Promptstore`}</title>
@@ -33,9 +41,10 @@ export default function Settings() {
           </p>
         </div>
       </header>
-      <ApiKeys projectId={project.id} projectName={project.name} />
-      <Members orgId={membership.org.id} orgName={membership.org.name} />
-      <Usage orgId={membership.org.id} currentProjectId={project.id} />
+      {owner ? <ApiKeys projectId={project.id} projectName={project.name} /> : null}
+      <Webhooks projectId={project.id} projectName={project.name} />
+      {owner ? <Members orgId={membership.org.id} orgName={membership.org.name} /> : null}
+      {owner ? <Usage orgId={membership.org.id} currentProjectId={project.id} /> : null}
     </div>
   );
 }

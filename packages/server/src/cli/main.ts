@@ -1,8 +1,10 @@
 import { Command, CommanderError } from "commander";
 import { VERSION } from "../version.js";
 import { registerAdminCommands } from "./admin-commands.js";
+import { registerPromptCommands } from "./prompt-commands.js";
 import { registerServeCommand } from "./serve.js";
 import { registerUserCommands } from "./user-commands.js";
+import { registerWebhookCommands } from "./webhook-commands.js";
 
 export function buildProgram(): Command {
   const program = new Command("promptstore")
@@ -11,7 +13,9 @@ export function buildProgram(): Command {
     .exitOverride();
   registerServeCommand(program);
   registerAdminCommands(program);
+  registerPromptCommands(program);
   registerUserCommands(program);
+  registerWebhookCommands(program);
   return program;
 }
 

@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import type { IncomingMessage } from "node:http";
+import { type IncomingMessage, maxHeaderSize } from "node:http";
 import type { Socket } from "node:net";
 import fastifyCookie from "@fastify/cookie";
 import { AppError } from "@promptstore/core/errors";
@@ -29,6 +28,7 @@ import { SignInThrottle } from "./dashboard/signin-throttle.js";
 import { dashboardDirectory, registerDashboardFiles } from "./dashboard/static-files.js";
 import { registerErrorHandling, registerMethodNotAllowed } from "./errors.js";
 import { lazyChildLoggerFactory } from "./lazy-logger.js";
+import { answerClientError, frameworkErrors, registerRawAnswers, requestIdFor } from "./raw-answers.js";
 import { ReadCache } from "./read-cache.js";
 import { guardRoutes } from "./request-guard.js";
 import { registerEventRoutes } from "./routes/events.js";
@@ -37,6 +37,7 @@ import { registerMetaRoutes } from "./routes/meta.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
 import { DASHBOARD_SECURITY_HEADERS } from "./security-headers.js";
+import { registerWebhooks } from "./webhooks.js";
 
 export interface AppOptions {
   store: Store;
@@ -59,26 +60,30 @@ export interface App {
   dashboardDir: string | undefined;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** Builds the whole HTTP application without listening, so tests drive it through inject(). */
 export async function buildApp(options: AppOptions): Promise<App> {
   const { store, config, logger = false } = options;
   const server = Fastify({
     logger,
     bodyLimit: LIMITS.bodyBytes,
-    // Long ids must reach the route and be a 404 like any unknown prompt, not Fastify's 414.
-    routerOptions: { maxParamLength: 1024 },
+    // Long ids must reach the route and be a 404 like any unknown prompt, not Fastify's 414: no parameter
+    // can be longer than the request head that carries it.
+    routerOptions: { maxParamLength: maxHeaderSize },
+    // Node would answer a missing Host with a bare 400 of its own; the onRequest hook answers it instead.
+    http: { requireHostHeader: false },
+    // What Fastify and Node answer before routing is answered in the envelope too (raw-answers.ts).
+    frameworkErrors,
     trustProxy: config.PROMPTSTORE_TRUST_PROXY,
     // During shutdown, requests already on open connections are served to the end, not refused.
     return503OnClosing: false,
     childLoggerFactory: lazyChildLoggerFactory,
-    // A caller's request id is kept when it is safe to log, so traces join up across services.
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    genReqId: requestIdFor,
+    // Fastify calls it with the instance as `this`.
+    clientErrorHandler(this: FastifyInstance, error, socket) {
+      answerClientError(error, socket, this.log);
     },
   });
+  registerRawAnswers(server);
   const bus = options.bus ?? new ChangeBus();
   const service = new PromptService(store, bus, { guardText: config.PROMPTSTORE_GUARD_TEXT });
   const tenants = new TenantService(new TenantStore(store.db), bus, async (change) =>
@@ -151,6 +156,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // The dashboard (its pages, files and API) gets helmet's headers and its CSP; /api/v1 and /api/v2 are
     // JSON for programs and keep their lean hot path.
     else if (!request.url.startsWith("/api/v2/")) reply.headers(DASHBOARD_SECURITY_HEADERS);
+    // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own refusal would be a bare 400 (requireHostHeader is off).
+    if (request.headers.host === undefined && request.raw.httpVersion === "1.1") {
+      return done(new AppError("bad_request", "host: required in HTTP/1.1"));
+    }
     done();
   });
   guardRoutes(server, { keys, limiter, checkOrigin: mcpOriginCheck(config.PROMPTSTORE_MCP_ALLOWED_ORIGINS) });
@@ -190,6 +199,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerSessionRoutes(server, accounts, new SignInThrottle(limiter), sessionTtlMs);
   registerDashboardPromptRoutes(server, accounts, service);
   registerDashboardSettingsRoutes(server, accounts, tenants, limiter);
+  registerWebhooks(server, { store, config, service, bus, accounts });
   registerMethodNotAllowed(server, new Map(paths));
 
   return { server, service, tenants, accounts, bus, hub, dashboardDir };

@@ -1,7 +1,9 @@
+import { promptEvent } from "@promptstore/core/events";
 import { createPromptBody, listQuery, publishBody, readQuery, saveVersionBody } from "@promptstore/core/schemas";
 import { z } from "zod";
 import {
   createdPrompt,
+  deletedPrompt,
   failureEnvelope,
   promptList,
   promptView,
@@ -10,9 +12,10 @@ import {
   successEnvelope,
   versionList,
 } from "./response-schemas.js";
+import { WEBHOOK_OPERATIONS } from "./routes/webhooks-v2.js";
 
-interface Operation {
-  method: "get" | "post" | "put";
+export interface Operation {
+  method: "get" | "post" | "put" | "patch" | "delete";
   path: string;
   summary: string;
   query?: z.ZodObject;
@@ -22,6 +25,10 @@ interface Operation {
   errors: number[];
   /** Answers with an ETag when a full hash is asked for, and 304 to a matching If-None-Match. */
   conditional?: true;
+  /** What `{id}` names, when it is not a prompt. */
+  idDescription?: string;
+  /** The body may be left out. */
+  bodyOptional?: true;
 }
 
 const OPERATIONS: Operation[] = [
@@ -63,6 +70,14 @@ const OPERATIONS: Operation[] = [
     errors: [400, 401, 404, 413, 415, 429],
   },
   {
+    method: "delete",
+    path: "/api/v2/prompts/{id}",
+    summary: "Delete a prompt with all its versions; its id becomes free",
+    status: 200,
+    response: deletedPrompt,
+    errors: [401, 404, 429],
+  },
+  {
     method: "post",
     path: "/api/v2/prompts/{id}/publish",
     summary: "Point production at a version (rollback: an older hash)",
@@ -98,7 +113,7 @@ function operation(op: Operation): Record<string, unknown> {
       in: "path",
       required: true,
       schema: { type: "string" },
-      description: "Prompt id (slug)",
+      description: op.idDescription ?? "Prompt id (slug)",
     });
   }
   for (const [name, schema] of Object.entries(op.query?.shape ?? {})) {
@@ -131,7 +146,7 @@ function operation(op: Operation): Record<string, unknown> {
     ...(op.body
       ? {
           requestBody: {
-            required: op.method !== "post" || !op.path.endsWith("publish"),
+            required: !op.bodyOptional && (op.method !== "post" || !op.path.endsWith("publish")),
             content: { "application/json": { schema: jsonSchema(op.body, "input") } },
           },
         }
@@ -140,23 +155,53 @@ function operation(op: Operation): Record<string, unknown> {
   };
 }
 
+/** The change-event stream: not JSON but Server-Sent Events, described by hand (docs/events.md). */
+function eventsOperation(): Record<string, unknown> {
+  return {
+    summary: "Stream the project's change events (Server-Sent Events)",
+    description:
+      "Opens with `retry:`, then (after any replay) one `ready` event, or `reset` when events after " +
+      "Last-Event-ID are no longer kept. Each change is an SSE event named by its type, with the event's id " +
+      "and its JSON as data. A `: heartbeat` comment every 15 s. See docs/events.md.",
+    security: [{ apiKey: [] }],
+    parameters: [
+      {
+        name: "Last-Event-ID",
+        in: "header",
+        required: false,
+        schema: { type: "string" },
+        description: "The id of the last event received: the events after it are replayed first",
+      },
+    ],
+    responses: {
+      200: {
+        description: "The stream; every event's data is a PromptEvent (ready and reset carry last_event_id)",
+        content: { "text/event-stream": { schema: jsonSchema(promptEvent, "output") } },
+      },
+      401: { $ref: "#/components/responses/Error401" },
+      429: { $ref: "#/components/responses/Error429" },
+    },
+  };
+}
+
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Invalid body or query; the message names the field",
   401: "Missing or invalid API key",
-  403: "Plan limit reached",
-  404: "Prompt or version not found in this project",
+  403: "Plan limit reached, or the project's cap on webhook endpoints",
+  404: "Prompt, version or webhook endpoint not found in this project",
   409: "Version prefix matches several versions, or the id is taken",
   413: "Body larger than 1 MiB",
   415: "Content-Type is not application/json",
-  429: "Rate limit exceeded; see X-RateLimit-Reset and Retry-After",
+  429: "Rate limit exceeded, or (events) the organization's cap on open streams; see Retry-After",
 };
 
 /** The OpenAPI 3.1 document of v2, built from the schemas the routes validate with. */
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) {
+  for (const op of [...OPERATIONS, ...WEBHOOK_OPERATIONS]) {
     paths[op.path] = { ...paths[op.path], [op.method]: operation(op) };
   }
+  paths["/api/v2/events"] = { get: eventsOperation() };
   const errorSchema = jsonSchema(failureEnvelope, "output");
   return {
     openapi: "3.1.0",

@@ -67,6 +67,11 @@ export const savedVersion = z.strictObject({
 
 export const publishedVersion = z.strictObject({ id: z.string(), version: hash, published: z.boolean() });
 
+export const deletedPrompt = z.strictObject({
+  id: z.string(),
+  deleted: z.literal(true).describe("The prompt, its versions and pointers are gone; the id may be used again"),
+});
+
 export const versionList = z.strictObject({
   id: z.string(),
   production_version: hash.nullable(),

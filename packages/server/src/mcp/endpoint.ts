@@ -41,6 +41,29 @@ export interface McpEndpoints {
   close(): Promise<void>;
 }
 
+/**
+ * The SDK keeps registered tools (and prompts, resources) in plain objects and looks a requested name up
+ * with `registry[name]`: `tools/call` of "toString", "constructor" or "__proto__" found Object.prototype's
+ * members and answered "Tool toString disabled". Registries without a prototype make such names unknown,
+ * answered like any other unknown name. Done before anything is registered (the registries are still empty);
+ * if a release of the SDK renames them this does nothing, and test/resilience/fuzz-raw-http.test.ts says so.
+ */
+function withoutPrototypeLookups(server: McpServer): McpServer {
+  const internals = server as unknown as Record<string, unknown>;
+  for (const field of [
+    "_registeredTools",
+    "_registeredPrompts",
+    "_registeredResources",
+    "_registeredResourceTemplates",
+  ]) {
+    const registry = internals[field];
+    if (registry !== null && typeof registry === "object" && Object.keys(registry).length === 0) {
+      internals[field] = Object.create(null);
+    }
+  }
+  return server;
+}
+
 /** Beyond this many handlers, those without an open listen stream are dropped (made again on use). */
 const MAX_IDLE_HANDLERS = 500;
 
@@ -54,13 +77,15 @@ export function createMcpEndpoints(
     const scope = ctx.authInfo?.extra?.scope as Scope | undefined;
     // The HTTP layer authenticates before any MCP processing; a request without a scope is a wiring bug.
     if (!scope) throw new Error("MCP request reached the server without an authenticated scope");
-    const server = new McpServer(
-      { name: "promptstore", version: VERSION },
-      // Tools never change; the prompt list does (a new prompt, new variables), and listeners are told.
-      {
-        capabilities: { prompts: { listChanged: true }, tools: { listChanged: false } },
-        instructions: INSTRUCTIONS,
-      },
+    const server = withoutPrototypeLookups(
+      new McpServer(
+        { name: "promptstore", version: VERSION },
+        // Tools never change; the prompt list does (a new prompt, new variables), and listeners are told.
+        {
+          capabilities: { prompts: { listChanged: true }, tools: { listChanged: false } },
+          instructions: INSTRUCTIONS,
+        },
+      ),
     );
     registerPromptTools(server, service, scope, report);
     registerPromptCapability(server, service, scope);

@@ -34,3 +34,7 @@ export const publishInput = z.strictObject({
 });
 
 export const listVersionsInput = z.strictObject({ id });
+
+export const deletePromptInput = z.strictObject({
+  id: promptId.describe("The id (slug) of the prompt to delete, with all its versions; this cannot be undone"),
+});

@@ -4,6 +4,7 @@ import type { PromptService, Scope } from "../service/prompt-service.js";
 import { withRestMessages } from "./rest-messages.js";
 import {
   createPromptInput,
+  deletePromptInput,
   getPromptInput,
   listPromptsInput,
   listVersionsInput,
@@ -30,7 +31,7 @@ async function toolResult(work: () => Promise<unknown>, report: ErrorReporter): 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const WRITE = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
-/** The six prompt tools, bound to the project of the request's key. Every call goes through the service. */
+/** The seven prompt tools, bound to the project of the request's key. Every call goes through the service. */
 export function registerPromptTools(
   server: McpServer,
   service: PromptService,
@@ -106,5 +107,18 @@ export function registerPromptTools(
       annotations: READ,
     },
     (args) => toolResult(() => service.listVersions(scope, args.id), report),
+  );
+
+  server.registerTool(
+    "delete_prompt",
+    {
+      title: "Delete a prompt",
+      description:
+        "Deletes a prompt with all its versions, for good: every read of it (production, latest, any version) is a 404 from then on, and applications reading it get nothing. Its id becomes free; a prompt created with it later starts with no history. Only when the user asked for this prompt to be deleted.",
+      inputSchema: withRestMessages(deletePromptInput),
+      // Deleting twice is a 404 the second time: not idempotent in what it answers.
+      annotations: { ...WRITE, destructiveHint: true, idempotentHint: false },
+    },
+    (args) => toolResult(() => service.delete(scope, args.id), report),
   );
 }

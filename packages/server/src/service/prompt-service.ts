@@ -8,6 +8,7 @@ import { slugCandidate, slugify } from "@promptstore/core/slug";
 import { extractVariables } from "@promptstore/core/variables";
 import type {
   CreatedPrompt,
+  DeletedPrompt,
   Label,
   PromptList,
   PromptView,
@@ -276,19 +277,15 @@ export class PromptService {
     const timestamp = now();
 
     const created = await this.scoped(scope).transaction(async (tx) => {
-      let current: PromptRow;
-      if (body.base_version !== undefined) {
-        // Two editors who started from the same version: the row lock makes the second one see the first's
-        // save, and be told, instead of silently replacing it as latest.
-        await tx.lockPrompt(promptId);
-        current = await this.requirePrompt(tx, promptId);
-        if (current.latest_version !== body.base_version) {
-          throw conflict(
-            `base_version: the prompt changed since this edit began; latest is now ${current.latest_version}`,
-          );
-        }
-      } else {
-        current = await this.requirePrompt(tx, promptId);
+      // The row lock first: a deletion in progress is waited for and then seen (404), never half-seen (a
+      // version inserted for a prompt that is gone); and two editors who started from the same version are
+      // serialized, so the second sees the first's save and is told (base_version).
+      await tx.lockPrompt(promptId);
+      const current = await this.requirePrompt(tx, promptId);
+      if (body.base_version !== undefined && current.latest_version !== body.base_version) {
+        throw conflict(
+          `base_version: the prompt changed since this edit began; latest is now ${current.latest_version}`,
+        );
       }
       const isNew = await tx.insertVersion(promptId, {
         hash,
@@ -326,6 +323,8 @@ export class PromptService {
 
   async publish(scope: Scope, promptId: string, ref = "latest"): Promise<PublishedVersion> {
     const hash = await this.scoped(scope).transaction(async (tx) => {
+      // Locked first, like save: a publish racing a deletion is a 404, not an event about a deleted prompt.
+      await tx.lockPrompt(promptId);
       const prompt = await this.requirePrompt(tx, promptId);
       const target = ref === "latest" ? prompt.latest_version : await this.resolveHash(tx, promptId, ref);
       const timestamp = now();
@@ -341,6 +340,29 @@ export class PromptService {
     });
     this.changed(scope.projectId, promptId);
     return { id: promptId, version: hash, published: true };
+  }
+
+  /**
+   * Deletes a prompt with all its versions, sections and tools, and gives its slot back to the plan, in one
+   * transaction that also records `prompt.deleted` (whose `version` is what production served, else
+   * latest). The id is free again at once; a new prompt with it starts with no history.
+   */
+  async delete(scope: Scope, promptId: string): Promise<DeletedPrompt> {
+    await this.scoped(scope).transaction(async (tx) => {
+      // The project row first, then the prompt's: the order a create takes them in. Given back for nothing
+      // when the prompt is not there: the 404 rolls it back.
+      await tx.releasePromptSlot();
+      await tx.lockPrompt(promptId);
+      const prompt = await this.requirePrompt(tx, promptId);
+      await tx.deletePrompt(promptId);
+      await tx.recordEvents(
+        [event("prompt.deleted", promptId, prompt.production_version ?? prompt.latest_version, null, null, now())],
+        this.sinks,
+      );
+      await tx.announceChange(promptId);
+    });
+    this.changed(scope.projectId, promptId);
+    return { id: promptId, deleted: true };
   }
 
   private async requirePrompt(store: ProjectStore, promptId: string): Promise<PromptRow> {
@@ -365,7 +387,7 @@ function event(
   promptId: string,
   version: string,
   production: string | null,
-  latest: string,
+  latest: string | null,
   at: string,
 ): NewEvent {
   return { type, prompt_id: promptId, version, production_version: production, latest_version: latest, at };

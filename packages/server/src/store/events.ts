@@ -14,7 +14,7 @@ function toEvent(row: {
   prompt_id: string;
   version: string;
   production_version: string | null;
-  latest_version: string;
+  latest_version: string | null;
   created_at: string;
 }): PromptEvent {
   return {

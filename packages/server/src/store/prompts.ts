@@ -400,6 +400,41 @@ export class ProjectStore {
     return result.numUpdatedRows > 0n;
   }
 
+  /**
+   * Gives back one of the plan's prompt slots (a deletion). It also takes the project row's lock, which a
+   * create takes first too: a deletion that takes it before the prompt's own lock cannot deadlock with a
+   * create that reuses the id.
+   */
+  async releasePromptSlot(): Promise<void> {
+    await this.db
+      .updateTable("projects")
+      .set((eb) => ({ prompt_count: eb("prompt_count", "-", 1) }))
+      .where("id", "=", this.projectId)
+      .where("prompt_count", ">", 0)
+      .execute();
+  }
+
+  /**
+   * Deletes the prompt with every version, section and tool row of it, children first (the foreign keys
+   * point up). The events log and webhook deliveries keep their rows: they are history. Returns whether the
+   * prompt was there.
+   */
+  async deletePrompt(promptId: string): Promise<boolean> {
+    for (const table of ["version_tools", "version_sections", "versions"] as const) {
+      await this.db
+        .deleteFrom(table)
+        .where("project_id", "=", this.projectId)
+        .where("prompt_id", "=", promptId)
+        .execute();
+    }
+    const result = await this.db
+      .deleteFrom("prompts")
+      .where("project_id", "=", this.projectId)
+      .where("id", "=", promptId)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
   /** Inserts unless the id is taken; returns whether it was inserted. */
   async insertPrompt(row: PromptRow): Promise<boolean> {
     const result = await this.db

@@ -114,13 +114,50 @@ export interface EventsTable {
   prompt_id: string;
   version: string;
   production_version: string | null;
-  latest_version: string;
+  latest_version: string | null;
   created_at: string;
 }
 
 export interface EventHorizonTable {
   id: number;
   pruned_through: number | string;
+}
+
+/** Migration 006. The secret is kept as is: see WebhookStore for why. */
+export interface WebhookEndpointsTable {
+  id: string;
+  project_id: string;
+  url: string;
+  description: string;
+  /** JSON array of event types. */
+  event_types: string;
+  /** 0 or 1. */
+  enabled: number;
+  secret: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  /** bigserial on PostgreSQL (a string from pg), integer on SQLite: always through Number(). */
+  id: Generated<number | string>;
+  endpoint_id: string;
+  project_id: string;
+  event_id: number | string;
+  event_type: string;
+  prompt_id: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  locked_until: string | null;
+  lock_token: string | null;
+  first_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_response_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
 }
 
 export interface Database {
@@ -136,4 +173,6 @@ export interface Database {
   sessions: SessionsTable;
   events: EventsTable;
   event_horizon: EventHorizonTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

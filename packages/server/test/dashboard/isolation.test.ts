@@ -35,6 +35,7 @@ describe.each(DATABASES)("dashboard isolation between organizations ($name)", (d
       ["GET", `${base}/prompt-1/versions`],
       ["PUT", `${base}/prompt-1`, { sections: [{ title: "X", content: "taken over" }] }],
       ["POST", `${base}/prompt-1/publish`, {}],
+      ["DELETE", `${base}/prompt-1`],
       ["GET", `/api/dashboard/projects/${b.projectId}/keys`],
       ["POST", `/api/dashboard/projects/${b.projectId}/keys`, {}],
       ["DELETE", `/api/dashboard/projects/${b.projectId}/keys/${b.keyId}`],

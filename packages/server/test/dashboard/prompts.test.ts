@@ -161,4 +161,29 @@ describe.each(DATABASES)("dashboard prompts, through the same service as REST ($
     expect(sixth.status).toBe(403);
     expect(sixth.body.error).toBe("plan limit reached: the free plan allows 5 prompts per project");
   });
+
+  it("an editor deletes a prompt: REST reads it had cached are 404 at once, the list drops it, the slot is free", async () => {
+    const editor = await member(t, "editor");
+    const url = promptsUrl(t.project.projectId);
+    for (let n = 0; n < 5; n++) expect((await editor.call("POST", url, { body: promptBody(n) })).status).toBe(201);
+    expect((await t.request("GET", "/api/v2/prompts/prompt-2")).status).toBe(200);
+    expect((await t.request("GET", "/api/v1/prompts/prompt-2")).status).toBe(200);
+
+    // A mutation like any other: without the session's CSRF token it is refused and nothing changes.
+    expect((await editor.call("DELETE", `${url}/prompt-2`, { csrf: null })).status).toBe(403);
+    expect((await t.request("GET", "/api/v2/prompts/prompt-2")).status).toBe(200);
+
+    const deleted = await editor.call("DELETE", `${url}/prompt-2`);
+    expect(deleted.body).toEqual({ success: true, data: { id: "prompt-2", deleted: true } });
+    expect((await t.request("GET", "/api/v2/prompts/prompt-2")).status).toBe(404);
+    expect((await t.request("GET", "/api/v1/prompts/prompt-2")).status).toBe(404);
+    expect((await editor.call("GET", `${url}/prompt-2`)).status).toBe(404);
+    expect((await editor.call("GET", `${url}/prompt-2/versions`)).status).toBe(404);
+    const listed = (await editor.call("GET", url)).body.data.prompts.map((p: { id: string }) => p.id);
+    expect(listed).toEqual(["prompt-0", "prompt-1", "prompt-3", "prompt-4"]);
+    const again = await editor.call("DELETE", `${url}/prompt-2`);
+    expect(again.body).toEqual({ success: false, error: "prompt prompt-2 not found" });
+    expect(again.status).toBe(404);
+    expect((await editor.call("POST", url, { body: promptBody(5) })).status).toBe(201);
+  });
 });

@@ -48,6 +48,12 @@ const ACTIONS: Action[] = [
     run: (b, t) => b.call("POST", `${promptsUrl(t.project.projectId)}/prompt-1/publish`, { body: {} }),
   },
   {
+    name: "delete a prompt",
+    needs: "write",
+    ok: 200,
+    run: (b, t) => b.call("DELETE", `${promptsUrl(t.project.projectId)}/prompt-1`),
+  },
+  {
     name: "list keys",
     needs: "admin",
     ok: 200,

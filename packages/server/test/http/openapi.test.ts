@@ -17,12 +17,34 @@ describe("OpenAPI document", () => {
     const doc = res.body;
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/api/v2/events",
       "/api/v2/prompts",
       "/api/v2/prompts/{id}",
       "/api/v2/prompts/{id}/publish",
       "/api/v2/prompts/{id}/versions",
+      "/api/v2/webhooks",
+      "/api/v2/webhooks/{id}",
+      "/api/v2/webhooks/{id}/deliveries",
+      "/api/v2/webhooks/{id}/rotate-secret",
     ]);
     expect(Object.keys(doc.paths["/api/v2/prompts"])).toEqual(["get", "post"]);
+    expect(Object.keys(doc.paths["/api/v2/prompts/{id}"])).toEqual(["get", "put", "delete"]);
+    const events = doc.paths["/api/v2/events"].get.responses["200"].content["text/event-stream"].schema;
+    expect(events.required).toEqual([
+      "id",
+      "type",
+      "prompt_id",
+      "version",
+      "production_version",
+      "latest_version",
+      "at",
+    ]);
+    expect(events.properties.type.enum).toEqual([
+      "prompt.created",
+      "prompt.version_saved",
+      "prompt.published",
+      "prompt.deleted",
+    ]);
     expect(doc.components.securitySchemes.apiKey).toEqual({ type: "apiKey", in: "header", name: "x-api-key" });
   });
 
@@ -43,5 +65,16 @@ describe("OpenAPI document", () => {
     expect(read.responses["304"].headers.ETag).toBeDefined();
     expect(read.parameters.find((p: { name: string }) => p.name === "If-None-Match").in).toBe("header");
     expect(doc.paths["/api/v2/prompts/{id}/versions"].get.responses).not.toHaveProperty("304");
+  });
+
+  it("describes the deletion: no body, { id, deleted: true }, 404 for an unknown prompt", async () => {
+    const doc = (await t.request("GET", "/api/v2/openapi.json", { key: null })).body;
+    const remove = doc.paths["/api/v2/prompts/{id}"].delete;
+    expect(remove.requestBody).toBeUndefined();
+    expect(remove.parameters.map((p: { name: string }) => p.name)).toEqual(["id"]);
+    const data = remove.responses["200"].content["application/json"].schema.properties.data;
+    expect(data.required).toEqual(["id", "deleted"]);
+    expect(data.properties.deleted.const).toBe(true);
+    expect(Object.keys(remove.responses).sort()).toEqual(["200", "401", "404", "429"]);
   });
 });

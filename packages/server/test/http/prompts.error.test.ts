@@ -208,10 +208,11 @@ describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
 
   describe("405, 409, 413, 415, 403", () => {
     it("405 for a wrong method on a known path, with Allow", async () => {
-      const res = await t.request("DELETE", "/api/v2/prompts/prompt-1");
+      const res = await t.request("PATCH", "/api/v2/prompts/prompt-1");
       expectFailure(res, 405, /method not allowed/);
       expect(String(res.headers.allow)).toContain("GET");
       expect(String(res.headers.allow)).toContain("PUT");
+      expect(String(res.headers.allow)).toContain("DELETE");
       expectFailure(await t.request("PATCH", "/api/v2/prompts"), 405, /method not allowed/);
       expectFailure(await t.request("GET", "/api/v2/prompts/x/publish"), 405, /method not allowed/);
     });

@@ -26,7 +26,7 @@ describe.each(DATABASES)("MCP at /api/v2/mcp ($name)", (database) => {
   };
 
   describe.each(ERAS)("protocol %s", (era) => {
-    it("lists the six tools with their input schemas; reads are marked read-only", async () => {
+    it("lists the seven tools with their input schemas; reads are marked read-only", async () => {
       const client = await connect(era);
       const { tools } = await client.listTools();
       const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
@@ -34,7 +34,7 @@ describe.each(DATABASES)("MCP at /api/v2/mcp ($name)", (database) => {
       for (const name of ["list_prompts", "get_prompt", "list_versions"]) {
         expect(byName[name]?.annotations?.readOnlyHint, name).toBe(true);
       }
-      for (const name of ["create_prompt", "save_prompt_version", "publish_prompt"]) {
+      for (const name of ["create_prompt", "save_prompt_version", "publish_prompt", "delete_prompt"]) {
         expect(byName[name]?.annotations?.readOnlyHint, name).toBe(false);
       }
       const create = byName.create_prompt?.inputSchema as any;

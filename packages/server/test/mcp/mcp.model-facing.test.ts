@@ -68,7 +68,7 @@ describe.each(DATABASES)("MCP as a model and an operator see it ($name)", (datab
       expect(create.description).toMatch(/gets a suffixed id \(support-bot-2\)/);
     });
 
-    it("marks publish_prompt as destructive, the other writes as not, reads as read-only", async () => {
+    it("marks publish_prompt and delete_prompt as destructive, the other writes as not, reads as read-only", async () => {
       const client = await connectMcp(url, key, era);
       clients.push(client);
       const { tools } = await client.listTools();
@@ -82,7 +82,12 @@ describe.each(DATABASES)("MCP as a model and an operator see it ($name)", (datab
         create_prompt: [false, false],
         save_prompt_version: [false, false],
         publish_prompt: [false, true],
+        delete_prompt: [false, true],
       });
+      const remove = tools.find((t) => t.name === "delete_prompt")!;
+      expect(remove.annotations?.idempotentHint).toBe(false);
+      expect(remove.description).toMatch(/all its versions, for good/);
+      expect(remove.inputSchema.required).toEqual(["id"]);
     });
 
     it("claims listChanged for prompts only, and gives an empty description as an empty string", async () => {

@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 
 export const MCP_TOOLS = [
   "create_prompt",
+  "delete_prompt",
   "get_prompt",
   "list_prompts",
   "list_versions",

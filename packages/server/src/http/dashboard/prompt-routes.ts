@@ -64,6 +64,13 @@ export function registerDashboardPromptRoutes(
     return ok(await prompts.save(granted, promptIdParam(request.params), body));
   });
 
+  // Editors and owners, like every other change to prompts: whoever may replace what production serves may
+  // also stop serving it.
+  app.delete(`${PREFIX}/prompts/:id`, session, async (request) => {
+    const granted = await scope(request, "write");
+    return ok(await prompts.delete(granted, promptIdParam(request.params)));
+  });
+
   app.post(`${PREFIX}/prompts/:id/publish`, session, async (request) => {
     const granted = await scope(request, "write");
     const body = parseInput(publishBody, request.body ?? {}, "body");

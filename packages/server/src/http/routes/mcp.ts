@@ -27,19 +27,43 @@ function webHeaders(request: FastifyRequest): Headers {
 }
 
 /**
+ * The URL of the web Request handed to the SDK, the same for every request. The handler does not use it (the
+ * server is stateless and routes nothing by URL), while the caller's Host header may be anything Node lets
+ * through (`#`, `[`, `a@b`) and the request target may be in absolute form: a URL built from them made
+ * `new Request` throw a TypeError, answered 500.
+ */
+const REQUEST_URL = `http://localhost${MCP_PATH}`;
+
+/**
+ * Every answer carries `Cache-Control: no-store` (the contract, section 9); the SDK marks its event streams
+ * `no-cache, no-transform`. `no-store` also keeps an SSE stream out of every cache; the SDK's
+ * `X-Accel-Buffering: no` stays, which is what keeps proxies (nginx) from holding events back.
+ */
+function withNoStore(response: Response): Response {
+  try {
+    response.headers.set("cache-control", "no-store");
+    return response;
+  } catch {
+    // Immutable headers (Response.error(), a fetched Response): copy them.
+    const headers = new Headers(response.headers);
+    headers.set("cache-control", "no-store");
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+}
+
+/**
  * POST carries every MCP message; the key was checked and counted before the body was read. GET and
  * DELETE (2025 session operations) get the generic 405, since the server keeps no sessions.
  */
 export function registerMcpRoute(app: FastifyInstance, endpoints: McpEndpoints): void {
   app.post(MCP_PATH, { config: { auth: true, mcp: true } }, async (request, reply) => {
     const scope = scopeOf(request);
-    const url = `${request.protocol}://${request.headers.host ?? "localhost"}${request.url}`;
     const response = await endpoints
       .forProject(scope.projectId)
-      .fetch(new Request(url, { method: "POST", headers: webHeaders(request) }), {
+      .fetch(new Request(REQUEST_URL, { method: "POST", headers: webHeaders(request) }), {
         parsedBody: request.body,
         authInfo: authInfoFor(scope),
       });
-    return reply.send(response);
+    return reply.send(withNoStore(response));
   });
 }

@@ -10,6 +10,8 @@ import { v2ReadJson } from "../read-json.js";
 import { parseInput } from "../validate.js";
 import { promptIdParam } from "./params.js";
 
+const USUAL_VARIANT = "v2|production|true";
+
 function hasKeys(object: Record<string, unknown>): boolean {
   for (const _ in object) return true;
   return false;
@@ -32,16 +34,18 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
     const scope = scopeOf(request);
     const version = query.version ?? "production";
     const guard = query.guard !== "false";
+    // The usual read (production, guarded) names its variant with a constant: no string built per request.
+    const usual = version === "production" && guard;
     // A version named by its full hash never changes, so clients may keep it for good; `production`,
     // `latest` and prefixes can move and carry no tag. g1/g0: with or without the guard.
-    const etag = isFullHash(version) ? `"${version}.${guard ? "g1" : "g0"}"` : undefined;
+    const etag = !usual && isFullHash(version) ? `"${version}.${guard ? "g1" : "g0"}"` : undefined;
     return sendCachedRead(
       request,
       reply,
       cache,
       scope,
       id,
-      `v2|${version}|${guard}`,
+      usual ? USUAL_VARIANT : `v2|${version}|${guard}`,
       () => service.readDocument(scope, id, { version, guard }).then(v2ReadJson),
       etag,
     );
@@ -61,6 +65,10 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
     const id = promptIdParam(request.params);
     const body = parseInput(saveVersionBody, request.body, "body");
     return ok(await service.save(scopeOf(request), id, body));
+  });
+
+  app.delete("/api/v2/prompts/:id", auth, async (request) => {
+    return ok(await service.delete(scopeOf(request), promptIdParam(request.params)));
   });
 
   app.post("/api/v2/prompts/:id/publish", auth, async (request) => {

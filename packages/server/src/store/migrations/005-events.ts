@@ -17,7 +17,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("prompt_id", "varchar(64)", (c) => c.notNull())
     .addColumn("version", "char(64)", (c) => c.notNull())
     .addColumn("production_version", "char(64)")
-    .addColumn("latest_version", "char(64)", (c) => c.notNull())
+    // Null after a deletion, like production_version.
+    .addColumn("latest_version", "char(64)")
     .addColumn("created_at", "varchar(30)", (c) => c.notNull())
     .execute();
   await db.schema.createIndex("events_project").on("events").columns(["project_id", "id"]).execute();

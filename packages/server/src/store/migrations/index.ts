@@ -4,6 +4,7 @@ import * as m002 from "./002-rate-limits.js";
 import * as m003 from "./003-accounts.js";
 import * as m004 from "./004-version-documents.js";
 import * as m005 from "./005-events.js";
+import * as m006 from "./006-webhooks.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
@@ -14,6 +15,7 @@ export const migrationProvider: MigrationProvider = {
       "003-accounts": m003,
       "004-version-documents": m004,
       "005-events": m005,
+      "006-webhooks": m006,
     };
   },
 };
