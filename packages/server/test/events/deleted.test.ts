@@ -1,10 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultConfig } from "../../src/config.js";
-import { type App, buildApp } from "../../src/http/app.js";
-import { openStore, type Store } from "../../src/store/index.js";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 import { changes, type EventStreamReader, openEventStream } from "../support/sse.js";
+import { useTwoInstances } from "../support/two-instances.js";
 
 const postgres = DATABASES.find((d) => d.name === "postgres");
 
@@ -54,41 +52,10 @@ describe.each(DATABASES)("prompt.deleted on the events stream ($name)", (databas
 
 /** Two instances of the app on one PostgreSQL database, each with its own pool, cache and LISTEN connection. */
 describe.runIf(postgres)("a deletion across two instances ('postgres')", () => {
-  let drop: () => Promise<void>;
-  const stores: Store[] = [];
-  const apps: App[] = [];
-  const urls: string[] = [];
-  const readers: EventStreamReader[] = [];
-  let key: string;
-
-  beforeEach(async () => {
-    const db = await postgres!.create();
-    drop = db.drop;
-    for (let i = 0; i < 2; i++) {
-      const store = await openStore(db.url, { poolSize: 10 });
-      const app = await buildApp({ store, config: defaultConfig({}) });
-      stores.push(store);
-      apps.push(app);
-      urls.push(await app.server.listen({ port: 0, host: "127.0.0.1" }));
-    }
-    const org = await apps[0]!.tenants.createOrganization("org", "unlimited");
-    const project = await apps[0]!.tenants.createProject(org.id, "p");
-    key = (await apps[0]!.tenants.createApiKey(project.id)).key;
-  });
-  afterEach(async () => {
-    for (const reader of readers.splice(0)) reader.close();
-    for (const app of apps.splice(0)) await app.server.close();
-    for (const store of stores.splice(0)) await store.close();
-    urls.length = 0;
-    await drop();
-  });
-
+  const two = useTwoInstances(postgres!);
+  const { apps, urls, readers } = two;
   const call = (instance: number, method: string, path: string, body?: unknown) =>
-    fetch(`${urls[instance]}${path}`, {
-      method,
-      headers: { "x-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+    two.call(instance, method, path, body);
 
   it("every read B had cached (v1, v2, each version and guard) is a 404 on B right after A's delete answers", async () => {
     const v1 = (await call(0, "POST", "/api/v2/prompts", promptBody(1, { id: "bot", publish: true }))).body.data
@@ -123,7 +90,7 @@ describe.runIf(postgres)("a deletion across two instances ('postgres')", () => {
   });
 
   it("a stream on B sees the deletion made on A", async () => {
-    const reader = await openEventStream(urls[1] as string, key);
+    const reader = await openEventStream(urls[1] as string, two.key);
     readers.push(reader);
     await reader.next((e) => e.event === "ready");
     await call(0, "POST", "/api/v2/prompts", promptBody(1, { id: "bot" }));

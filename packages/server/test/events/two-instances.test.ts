@@ -1,53 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultConfig } from "../../src/config.js";
-import { type App, buildApp } from "../../src/http/app.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { describe, expect, it } from "vitest";
 import { promptBody } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
-import { changes, type EventStreamReader, openEventStream } from "../support/sse.js";
+import { changes, openEventStream } from "../support/sse.js";
+import { useTwoInstances } from "../support/two-instances.js";
 
 const postgres = DATABASES.find((d) => d.name === "postgres");
 
 /** Two instances of the app on one PostgreSQL database, each with its own pool and LISTEN connection. */
 describe.runIf(postgres)("events across two instances ('postgres')", () => {
-  let drop: () => Promise<void>;
-  const stores: Store[] = [];
-  const apps: App[] = [];
-  const urls: string[] = [];
-  const readers: EventStreamReader[] = [];
-  let key: string;
-
-  beforeEach(async () => {
-    const db = await postgres!.create();
-    drop = db.drop;
-    for (let i = 0; i < 2; i++) {
-      const store = await openStore(db.url, { poolSize: 10 });
-      const app = await buildApp({ store, config: defaultConfig({}) });
-      stores.push(store);
-      apps.push(app);
-      urls.push(await app.server.listen({ port: 0, host: "127.0.0.1" }));
-    }
-    const org = await apps[0]!.tenants.createOrganization("org", "unlimited");
-    const project = await apps[0]!.tenants.createProject(org.id, "p");
-    key = (await apps[0]!.tenants.createApiKey(project.id)).key;
-  });
-  afterEach(async () => {
-    for (const reader of readers.splice(0)) reader.close();
-    for (const app of apps.splice(0)) await app.server.close();
-    for (const store of stores.splice(0)) await store.close();
-    urls.length = 0;
-    await drop();
-  });
-
+  const two = useTwoInstances(postgres!);
+  const { apps, stores, urls, readers } = two;
   const call = (instance: number, method: string, path: string, body?: unknown) =>
-    fetch(`${urls[instance]}${path}`, {
-      method,
-      headers: { "x-api-key": key, "content-type": "application/json" },
-      body: JSON.stringify(body ?? {}),
-    }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+    two.call(instance, method, path, body ?? {});
 
   it("a stream on one instance sees a publish made on the other", async () => {
-    const reader = await openEventStream(urls[1] as string, key);
+    const reader = await openEventStream(urls[1] as string, two.key);
     readers.push(reader);
     await reader.next((e) => e.event === "ready");
     const created = await call(0, "POST", "/api/v2/prompts", promptBody(1, { id: "p" }));
@@ -62,8 +29,8 @@ describe.runIf(postgres)("events across two instances ('postgres')", () => {
   });
 
   it("concurrent writes on both instances reach both streams complete, in id order, once each", async () => {
-    const onA = await openEventStream(urls[0] as string, key);
-    const onB = await openEventStream(urls[1] as string, key);
+    const onA = await openEventStream(urls[0] as string, two.key);
+    const onB = await openEventStream(urls[1] as string, two.key);
     readers.push(onA, onB);
     await onA.next((e) => e.event === "ready");
     await onB.next((e) => e.event === "ready");
@@ -77,7 +44,7 @@ describe.runIf(postgres)("events across two instances ('postgres')", () => {
         call((i + 1) % 2, "POST", `/api/v2/prompts/${id}/publish`),
       ]),
     );
-    const recorded = await stores[0]!.events.since((await apps[0]!.tenants.findGrant(key))!.projectId, 0, 1000);
+    const recorded = await stores[0]!.events.since((await apps[0]!.tenants.findGrant(two.key))!.projectId, 0, 1000);
     const expected = recorded.map((e) => e.id);
     expect(expected.length).toBeGreaterThanOrEqual(8 + 8 * 3);
     const last = expected[expected.length - 1] as number;
