@@ -36,10 +36,3 @@ export interface Announcement {
 
 /** How long a write waits for the other instances unless configured (PROMPTSTORE_INVALIDATION_TIMEOUT_MS). */
 export const DEFAULT_INVALIDATION_TIMEOUT_MS = 1_000;
-
-/** One SQLite file, one server: nothing to tell, nobody to wait for. */
-export const localChannel: ChangeChannel = {
-  announce: async () => undefined,
-  listen: async () => async () => {},
-  close: async () => {},
-};
