@@ -6,6 +6,8 @@ import type {
   CreatePromptInput,
   DeletedPrompt,
   Fallback,
+  ImportedPrompt,
+  ImportPromptInput,
   ListQuery,
   Prompt,
   PromptEvent,
@@ -443,6 +445,23 @@ export class Promptstore {
   }
 
   /**
+   * Imports one prompt with versions made elsewhere (`POST /api/v2/import`): hashes, messages and times are
+   * kept, latest is pointed at `latest_version`, production moves only when `production_version` is given.
+   * Idempotent, so it is retried like a read.
+   */
+  async importPrompt(input: ImportPromptInput, options: CallOptions = {}): Promise<ImportedPrompt> {
+    try {
+      return await this.call<ImportedPrompt>("POST", "/api/v2/import", {
+        body: input,
+        idempotent: true,
+        signal: options.signal,
+      });
+    } finally {
+      this.invalidate(input.id);
+    }
+  }
+
+  /**
    * Points production at a version (`POST /api/v2/prompts/{id}/publish`): `latest` (default), a full hash
    * or a unique prefix. Rolling back is publishing an older hash. This client's next `get()` serves it.
    *
@@ -755,7 +774,8 @@ export class Promptstore {
     const connectTimer = setTimeout(() => controller.abort(), this.http.timeoutMs);
     let res: Response;
     try {
-      res = await this.http.fetch(buildUrl(this.http.baseUrl, "/api/v2/events"), {
+      // include=read: each live event carries the production read it leads to (docs/events.md).
+      res = await this.http.fetch(buildUrl(this.http.baseUrl, "/api/v2/events", { include: "read" }), {
         method: "GET",
         headers,
         signal: controller.signal,
@@ -887,9 +907,23 @@ export class Promptstore {
     }
     const refs = this.prompts.get(event.prompt_id);
     if (!refs) return;
+    const read = event.read;
     for (const entry of refs.values()) {
       if (entry.pinned) continue;
       const target = entry.ref === "latest" ? event.latest_version : (event.production_version ?? event.latest_version);
+      if (
+        read !== undefined &&
+        entry.ref === "production" &&
+        entry.guard &&
+        read.version === target &&
+        read.production_version === event.production_version
+      ) {
+        // The event carries what production now serves: served at once, without a request. A read in flight
+        // may predate the change, so it is read again when it lands instead of being stored.
+        entry.gen++;
+        this.store(entry, read, ++this.seq, Date.now());
+        continue;
+      }
       const value = entry.value;
       const current =
         value !== undefined &&

@@ -1,6 +1,6 @@
 /**
- * A Server-Sent Events parser, as the HTML standard's "event stream interpretation" describes it
- * (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation): lines end
+ * A Server-Sent Events parser, as the HTML standard's "event stream interpretation" (in its section on
+ * server-sent events) describes it: lines end
  * with CRLF, LF or CR (also when a CRLF is split between two chunks); `:` starts a comment; the fields are
  * `event`, `data` (several lines join with LF), `id` (ignored when it contains NUL; kept across events) and
  * `retry` (ASCII digits only); other fields are ignored; a blank line dispatches the event, unless it has no

@@ -39,6 +39,10 @@ export type DeletedPrompt = Data<PromptPath["delete"]["responses"][200]>;
 export type VersionList = Data<paths["/api/v2/prompts/{id}/versions"]["get"]["responses"][200]>;
 /** One version of the history. */
 export type VersionInfo = VersionList["versions"][number];
+/** Body of `POST /api/v2/import`: one prompt and versions made elsewhere. */
+export type ImportPromptInput = Json<NonNullable<paths["/api/v2/import"]["post"]["requestBody"]>>;
+/** `POST /api/v2/import` answer. */
+export type ImportedPrompt = Data<paths["/api/v2/import"]["post"]["responses"][200]>;
 /** The failure envelope every error answer carries. */
 export type FailureEnvelope = Json<paths["/api/v2/prompts"]["get"]["responses"][401]>;
 
@@ -77,6 +81,11 @@ export interface PromptEvent {
   latest_version: string | null;
   /** ISO 8601, UTC, when the change was committed. */
   at: string;
+  /**
+   * On a live event of a stream opened with `include=read` (as this client does): the production read
+   * (guard on) the change leads to, when the prompt still serves it.
+   */
+  read?: PromptView;
 }
 
 /** The `ready` event that opens every stream: where the stream now stands. */

@@ -22,7 +22,8 @@ describe("generated API types", () => {
   });
 
   test("the change-event types are the server's (packages/core/src/events.ts)", () => {
-    expectTypeOf<PromptEvent>().toEqualTypeOf<core.PromptEvent>();
+    // `read` rides only on streams opened with include=read; the rest is the event webhooks deliver too.
+    expectTypeOf<Omit<PromptEvent, "read">>().toEqualTypeOf<core.PromptEvent>();
     expectTypeOf<PromptEventType>().toEqualTypeOf<core.EventType>();
     expectTypeOf<ReadyEvent>().toEqualTypeOf<core.ReadyEvent>();
     expectTypeOf<ResetEvent>().toEqualTypeOf<core.ResetEvent>();

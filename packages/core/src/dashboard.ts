@@ -4,6 +4,7 @@
  * schemas of `schemas.ts`; only what is the dashboard's own lives here.
  */
 import { z } from "zod";
+import { type KeyScope, keyScopeSchema } from "./key-scopes.js";
 import { text } from "./text.js";
 import type { PromptListItem } from "./views.js";
 
@@ -41,6 +42,8 @@ export const createProjectBody = z.strictObject({
 });
 export const addMemberBody = z.strictObject({ email, role });
 export const changeRoleBody = z.strictObject({ role });
+/** A key's scope is chosen when it is created; without one it gets the default (publish). */
+export const createKeyBody = z.strictObject({ scope: keyScopeSchema.optional() }).optional();
 
 export type SignInBody = z.infer<typeof signInBody>;
 export type ChangePasswordBody = z.infer<typeof changePasswordBody>;
@@ -102,6 +105,7 @@ export interface DashboardPromptList {
 export interface ApiKeyView {
   id: string;
   prefix: string;
+  scope: KeyScope;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;

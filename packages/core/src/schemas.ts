@@ -173,6 +173,13 @@ export const readQuery = z.object({
   guard: booleanString.optional(),
 });
 
+export const eventsQuery = z.object({
+  include: z
+    .enum(["read"], { error: "must be read" })
+    .optional()
+    .describe("read: each live event also carries the production read it leads to (guard on), as `read`"),
+});
+
 export const listQuery = z.object({
   limit: z.coerce
     .number({ error: "must be a whole number from 1 to 100" })
@@ -212,3 +219,43 @@ export function describeZodError(error: z.ZodError, root = "body"): string {
   const field = formatPath(typeof path[0] === "number" ? [root, ...path] : path);
   return `${field === "" ? root : field}: ${problem}`;
 }
+
+const fullHash = text().regex(/^[0-9a-f]{64}$/, "must be the full 64-character hash of a version");
+
+export const importedVersion = z.strictObject({
+  version: fullHash.describe("The version's hash; the server recomputes it from the content and refuses a mismatch"),
+  message: message.nullable().optional(),
+  created_at: z.iso
+    .datetime({ message: "must be an ISO 8601 UTC timestamp" })
+    .describe("When the version was saved on the source; kept"),
+  saved_by: text().max(200, "must be at most 200 characters").nullable().optional().describe("Kept as recorded"),
+  sections: sectionsInput,
+  tools: toolsInput.optional(),
+});
+
+/**
+ * `POST /api/v2/import`: one prompt with versions taken from another instance or project. A prompt with
+ * many versions is sent in several requests; each is idempotent, so a repeated or resumed import makes
+ * nothing twice.
+ */
+export const importPromptBody = z.strictObject({
+  id: promptId,
+  name: promptName,
+  description: promptDescription.optional(),
+  created_at: z.iso
+    .datetime({ message: "must be an ISO 8601 UTC timestamp" })
+    .optional()
+    .describe("When the prompt was created on the source; used when the import creates it"),
+  versions: z
+    .array(importedVersion)
+    .max(LIMITS.sectionsPerVersion, `must contain at most ${LIMITS.sectionsPerVersion} versions`)
+    .describe("Versions to add, any order; those the prompt already has are left as they are"),
+  latest_version: fullHash
+    .optional()
+    .describe("Points latest at this version (sent in this request or held already); required to create"),
+  production_version: fullHash
+    .optional()
+    .describe("Points production at this version (sent or held); absent leaves production where it is"),
+});
+
+export type ImportPromptBody = z.infer<typeof importPromptBody>;

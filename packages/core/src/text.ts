@@ -5,6 +5,7 @@
 import { z } from "zod";
 
 export const NOT_WELL_FORMED = "is not well-formed Unicode (lone surrogate)";
+export const HAS_NUL = "contains U+0000 (NUL), which cannot be stored";
 
 const LONE_SURROGATE = /\p{Cs}/u;
 const nativeIsWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
@@ -19,11 +20,22 @@ export const isWellFormed: (value: string) => boolean = nativeIsWellFormed
   : (value) => !LONE_SURROGATE.test(value);
 
 /**
- * `z.string()` for every string the service accepts: refuses text that is not well-formed Unicode, before
- * any other rule of the field. Input schemas use this, never `z.string()` directly (a test holds them to it).
+ * Whether a string is free of U+0000. PostgreSQL's text cannot hold it (the insert fails), while SQLite
+ * stores it: accepted on one database and a 500 on the other, and a store that could not be moved between
+ * them. Refused everywhere instead (found by test/resilience/fuzz-properties.test.ts).
+ */
+export const hasNoNul = (value: string): boolean => !value.includes("\u0000");
+
+/**
+ * `z.string()` for every string the service accepts: refuses text that is not well-formed Unicode or holds a
+ * NUL, before any other rule of the field. Input schemas use this, never `z.string()` directly (a test holds
+ * them to it).
  */
 export function text(params?: Parameters<typeof z.string>[0]) {
-  return z.string(params).refine(isWellFormed, NOT_WELL_FORMED);
+  return z
+    .string(params)
+    .refine(isWellFormed, { message: NOT_WELL_FORMED, abort: true })
+    .refine(hasNoNul, { message: HAS_NUL, abort: true });
 }
 
 export interface JsonBounds {

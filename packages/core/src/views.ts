@@ -73,3 +73,18 @@ export interface VersionList {
     saved_by: string | null;
   }[];
 }
+
+/** What `POST /api/v2/import` did to one prompt; importing the same versions again creates nothing. */
+export interface ImportedPrompt {
+  id: string;
+  /** The prompt did not exist and was created. */
+  created: boolean;
+  /** Versions added by this request. */
+  versions_created: number;
+  /** Versions sent that the prompt already had. */
+  versions_existing: number;
+  latest_version: string;
+  production_version: string | null;
+  /** Production moved. */
+  published: boolean;
+}

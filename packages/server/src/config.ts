@@ -29,6 +29,28 @@ const envSchema = z.object({
     .min(0)
     .max(60_000)
     .default(DEFAULT_INVALIDATION_TIMEOUT_MS),
+  /** Time a client has to send a request's complete head (request line and headers); 408 after it. */
+  PROMPTSTORE_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** Time a client has to send a whole request, head and body; 408 after it. Responses are not limited. */
+  PROMPTSTORE_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /**
+   * A connection on which nothing moves for this long is closed (a client that connects and says nothing,
+   * a body that stops). Event streams and MCP listen streams are exempt: their heartbeats prove them alive.
+   */
+  PROMPTSTORE_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** How long a keep-alive connection waits for its next request; above a load balancer's idle timeout. */
+  PROMPTSTORE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /** Open connections the server accepts in all; beyond it, new ones are closed at once. */
+  PROMPTSTORE_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /**
+   * Open connections one client address may hold (0: no limit). Unset: 256, or no limit with
+   * PROMPTSTORE_TRUST_PROXY on, where every connection comes from the proxy.
+   */
+  PROMPTSTORE_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(0).max(1_000_000).optional(),
+  /** Serves GET /metrics (Prometheus) and counts every request for it; off: no route, no per-request cost. */
+  PROMPTSTORE_METRICS: flag.default(true),
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  PROMPTSTORE_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** How long SIGTERM waits for requests in flight before closing their connections. */
   PROMPTSTORE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** How long a dashboard session lasts after sign-in. */
@@ -70,6 +92,9 @@ const envSchema = z.object({
 });
 
 export type Config = z.infer<typeof envSchema>;
+
+/** The name of every variable the schema reads (docs/configuration.md lists each; a test checks it). */
+export const CONFIG_VARIABLES = Object.keys(envSchema.shape) as (keyof Config)[];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);

@@ -366,6 +366,7 @@ export interface paths {
         };
         400: components["responses"]["Error400"];
         401: components["responses"]["Error401"];
+        403: components["responses"]["Error403"];
         404: components["responses"]["Error404"];
         413: components["responses"]["Error413"];
         415: components["responses"]["Error415"];
@@ -407,6 +408,7 @@ export interface paths {
           };
         };
         401: components["responses"]["Error401"];
+        403: components["responses"]["Error403"];
         404: components["responses"]["Error404"];
         429: components["responses"]["Error429"];
       };
@@ -465,6 +467,7 @@ export interface paths {
         };
         400: components["responses"]["Error400"];
         401: components["responses"]["Error401"];
+        403: components["responses"]["Error403"];
         404: components["responses"]["Error404"];
         409: components["responses"]["Error409"];
         415: components["responses"]["Error415"];
@@ -540,6 +543,134 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v2/import": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Import one prompt with versions from another instance or project: hashes, messages and times kept; idempotent */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            /** @description The prompt's id: a slug unique in the project */
+            id: string;
+            /** @description A human name, 1-200 characters; need not be unique */
+            name: string;
+            /** @description What the prompt is for, up to 2000 characters */
+            description?: string;
+            /**
+             * Format: date-time
+             * @description When the prompt was created on the source; used when the import creates it
+             */
+            created_at?: string;
+            /** @description Versions to add, any order; those the prompt already has are left as they are */
+            versions: {
+              /** @description The version's hash; the server recomputes it from the content and refuses a mismatch */
+              version: string;
+              message?: string | null;
+              /**
+               * Format: date-time
+               * @description When the version was saved on the source; kept
+               */
+              created_at: string;
+              /** @description Kept as recorded */
+              saved_by?: string | null;
+              /** @description Content form 1: the ordered sections, 1 to 100; the full content of the version */
+              sections: {
+                /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
+                title: string;
+                /** @description The section's text; {{ name }} marks a variable the caller fills in */
+                content: string;
+                /** @description Disabled sections are stored and hashed but never assembled. Default true. */
+                enabled?: boolean;
+              }[];
+              /** @description Function-calling tools in the chat-completions format; absent means none */
+              tools?: {
+                /**
+                 * @description Always "function"
+                 * @constant
+                 */
+                type: "function";
+                /** @description The function the model may call */
+                function: {
+                  /** @description The function's name, unique among the prompt's tools */
+                  name: string;
+                  /** @description What the function does, for the model */
+                  description?: string;
+                  /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+                  parameters: {
+                    /** @constant */
+                    type: "object";
+                    properties?: {
+                      [key: string]: unknown;
+                    };
+                    required?: string[];
+                  } & {
+                    [key: string]: unknown;
+                  };
+                };
+              }[];
+            }[];
+            /** @description Points latest at this version (sent in this request or held already); required to create */
+            latest_version?: string;
+            /** @description Points production at this version (sent or held); absent leaves production where it is */
+            production_version?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                id: string;
+                /** @description The prompt did not exist and was created */
+                created: boolean;
+                /** @description Versions added by this request */
+                versions_created: number;
+                /** @description Versions sent that the prompt already had */
+                versions_existing: number;
+                /** @description SHA-256 hex of the version's canonical content */
+                latest_version: string;
+                production_version: string | null;
+                /** @description Production moved */
+                published: boolean;
+              };
+            };
+          };
+        };
+        400: components["responses"]["Error400"];
+        401: components["responses"]["Error401"];
+        403: components["responses"]["Error403"];
+        409: components["responses"]["Error409"];
+        413: components["responses"]["Error413"];
+        415: components["responses"]["Error415"];
+        429: components["responses"]["Error429"];
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v2/webhooks": {
     parameters: {
       query?: never;
@@ -595,6 +726,7 @@ export interface paths {
           };
         };
         401: components["responses"]["Error401"];
+        403: components["responses"]["Error403"];
         429: components["responses"]["Error429"];
       };
     };
@@ -727,6 +859,7 @@ export interface paths {
           };
         };
         401: components["responses"]["Error401"];
+        403: components["responses"]["Error403"];
         404: components["responses"]["Error404"];
         429: components["responses"]["Error429"];
       };
@@ -768,6 +901,7 @@ export interface paths {
           };
         };
         401: components["responses"]["Error401"];
+        403: components["responses"]["Error403"];
         404: components["responses"]["Error404"];
         429: components["responses"]["Error429"];
       };
@@ -836,6 +970,7 @@ export interface paths {
         };
         400: components["responses"]["Error400"];
         401: components["responses"]["Error401"];
+        403: components["responses"]["Error403"];
         404: components["responses"]["Error404"];
         413: components["responses"]["Error413"];
         415: components["responses"]["Error415"];
@@ -908,6 +1043,7 @@ export interface paths {
         };
         400: components["responses"]["Error400"];
         401: components["responses"]["Error401"];
+        403: components["responses"]["Error403"];
         404: components["responses"]["Error404"];
         415: components["responses"]["Error415"];
         429: components["responses"]["Error429"];
@@ -996,7 +1132,83 @@ export interface paths {
         };
         400: components["responses"]["Error400"];
         401: components["responses"]["Error401"];
+        403: components["responses"]["Error403"];
         404: components["responses"]["Error404"];
+        429: components["responses"]["Error429"];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/audit": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's audit trail, newest first: saves, publishes, deletions, keys, plan changes (publish key) */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          cursor?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Success */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              /** @constant */
+              success: true;
+              data: {
+                entries: {
+                  id: string;
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601, UTC, milliseconds
+                   */
+                  at: string;
+                  /** @description key:<prefix>, user:<e-mail> or cli */
+                  actor: string;
+                  /** @enum {string} */
+                  action:
+                    | "prompt.created"
+                    | "prompt.saved"
+                    | "prompt.published"
+                    | "prompt.deleted"
+                    | "key.created"
+                    | "key.revoked"
+                    | "plan.changed";
+                  /** @description The prompt id, the key id, or the organization id (plan.changed) */
+                  target: string;
+                  /** @description What the action moved from: a version hash (prompts), a key's scope, a plan */
+                  before: string | null;
+                  /** @description What it moved to; `revoked` for a revoked key, null for a deletion */
+                  after: string | null;
+                }[];
+                /** @description Pass it as cursor for the next (older) page; null at the end */
+                next_cursor: string | null;
+              };
+            };
+          };
+        };
+        400: components["responses"]["Error400"];
+        401: components["responses"]["Error401"];
+        403: components["responses"]["Error403"];
         429: components["responses"]["Error429"];
       };
     };
@@ -1021,7 +1233,10 @@ export interface paths {
      */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description read: each live event (not a replayed one) also carries, as `read`, the production read (guard on) it leads to, when the prompt still serves it; a client holding the prompt then needs no request */
+          include?: "read";
+        };
         header?: {
           /** @description The id of the last event received: the events after it are replayed first */
           "Last-Event-ID"?: string;
@@ -1055,6 +1270,62 @@ export interface paths {
               latest_version: string | null;
               /** @description When the change was committed (ISO 8601, UTC) */
               at: string;
+              /** @description With include=read: the production read (guard on) this event leads to */
+              read?: {
+                id: string;
+                name: string;
+                description: string;
+                /** @description Enabled sections assembled as <Tag>…</Tag> blocks, guard appended when on */
+                prompt: string;
+                sections: {
+                  id: string;
+                  title: string;
+                  content: string;
+                  enabled: boolean;
+                }[];
+                /** @description Omitted when the version defines none */
+                tools?: {
+                  /**
+                   * @description Always "function"
+                   * @constant
+                   */
+                  type: "function";
+                  /** @description The function the model may call */
+                  function: {
+                    /** @description The function's name, unique among the prompt's tools */
+                    name: string;
+                    /** @description What the function does, for the model */
+                    description?: string;
+                    /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+                    parameters: {
+                      /** @constant */
+                      type: "object";
+                      properties?: {
+                        [key: string]: unknown;
+                      };
+                      required?: string[];
+                    } & {
+                      [key: string]: unknown;
+                    };
+                  };
+                }[];
+                variables: string[];
+                /** @description SHA-256 hex of the version's canonical content */
+                version: string;
+                /** @enum {string} */
+                label: "production" | "latest" | "version";
+                production_version: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                updated_at: string;
+              };
             };
           };
         };
@@ -1101,7 +1372,7 @@ export interface components {
         };
       };
     };
-    /** @description Plan limit reached, or the project's cap on webhook endpoints */
+    /** @description The key's scope does not allow this (the message names the scope needed), the plan limit is reached, or the project's cap on webhook endpoints */
     Error403: {
       headers: {
         [name: string]: unknown;

@@ -3,6 +3,8 @@
  * they change; a key is a prefix of the narrower ones, so invalidating a project's prompts also
  * refreshes each prompt's views and version list.
  */
+
+import type { AuditPage } from "@promptstore/core/audit";
 import type {
   AddedMember,
   ApiKeyView,
@@ -15,6 +17,7 @@ import type {
   SignInBody,
   UsageView,
 } from "@promptstore/core/dashboard";
+import type { KeyScope } from "@promptstore/core/key-scopes";
 import type { CreatePromptBody, SaveVersionBody } from "@promptstore/core/schemas";
 import type {
   CreatedPrompt,
@@ -24,7 +27,7 @@ import type {
   SavedVersion,
   VersionList,
 } from "@promptstore/core/views";
-import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { infiniteQueryOptions, queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { ApiError, del, get, patch, path, post, put, setCsrfToken } from "./client";
 
 export const keys = {
@@ -35,6 +38,7 @@ export const keys = {
     ["projects", projectId, "prompts", promptId, "view", version, guard] as const,
   versions: (projectId: string, promptId: string) => ["projects", projectId, "prompts", promptId, "versions"] as const,
   apiKeys: (projectId: string) => ["projects", projectId, "keys"] as const,
+  audit: (projectId: string) => ["projects", projectId, "audit"] as const,
   members: (orgId: string) => ["orgs", orgId, "members"] as const,
   usage: (orgId: string) => ["orgs", orgId, "usage"] as const,
 };
@@ -92,6 +96,18 @@ export const apiKeysQuery = (projectId: string) =>
   queryOptions({
     queryKey: keys.apiKeys(projectId),
     queryFn: () => get<{ keys: ApiKeyView[] }>(`${projectPath(projectId)}/keys`),
+  });
+
+/** The project's audit trail, newest first, a page at a time. */
+export const auditQuery = (projectId: string) =>
+  infiniteQueryOptions({
+    queryKey: keys.audit(projectId),
+    queryFn: ({ pageParam }) =>
+      get<AuditPage>(
+        `${projectPath(projectId)}/audit?limit=25${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ""}`,
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.next_cursor,
   });
 
 export const membersQuery = (orgId: string) =>
@@ -202,8 +218,12 @@ export function useDeletePrompt(projectId: string) {
 export function useCreateKey(projectId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => post<ApiKeyView & { key: string }>(`${projectPath(projectId)}/keys`, {}),
-    onSuccess: () => client.invalidateQueries({ queryKey: keys.apiKeys(projectId) }),
+    mutationFn: (scope: KeyScope) => post<ApiKeyView & { key: string }>(`${projectPath(projectId)}/keys`, { scope }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: keys.apiKeys(projectId) }),
+        client.invalidateQueries({ queryKey: keys.audit(projectId) }),
+      ]),
   });
 }
 
@@ -211,7 +231,11 @@ export function useRevokeKey(projectId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (keyId: string) => del<ApiKeyView>(`${projectPath(projectId)}${path`/keys/${keyId}`}`),
-    onSuccess: () => client.invalidateQueries({ queryKey: keys.apiKeys(projectId) }),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: keys.apiKeys(projectId) }),
+        client.invalidateQueries({ queryKey: keys.audit(projectId) }),
+      ]),
   });
 }
 

@@ -73,6 +73,11 @@ export function Layout() {
                   Settings
                 </NavLink>
               ) : null}
+              {can(current.role, "admin") ? (
+                <NavLink to={`/p/${current.project.id}/audit`} className="subnav-link">
+                  Audit
+                </NavLink>
+              ) : null}
             </div>
           </nav>
         ) : null}

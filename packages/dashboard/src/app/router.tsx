@@ -19,6 +19,7 @@ const Editor = lazy(() => import("../editor/Editor"));
 const History = lazy(() => import("../history/History"));
 const Preview = lazy(() => import("../preview/Preview"));
 const Settings = lazy(() => import("../settings/Settings"));
+const Audit = lazy(() => import("../settings/Audit"));
 
 function Root() {
   return (
@@ -60,6 +61,7 @@ export const router = createBrowserRouter([
                     ],
                   },
                   { path: "settings", element: <Settings /> },
+                  { path: "audit", element: <Audit /> },
                   { path: "*", element: <NotFound /> },
                 ],
               },

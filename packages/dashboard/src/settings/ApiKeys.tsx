@@ -1,4 +1,5 @@
 import type { ApiKeyView } from "@promptstore/core/dashboard";
+import { DEFAULT_KEY_SCOPE, KEY_SCOPES, type KeyScope } from "@promptstore/core/key-scopes";
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { useState } from "react";
@@ -8,23 +9,50 @@ import { ConfirmDialog, Dialog } from "../ui/Dialog";
 import { EmptyState, ErrorState, errorText, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
 
+const SCOPE_HELP: Record<KeyScope, string> = {
+  read: "reads prompts only: what an application in production should hold",
+  write: "also creates prompts and saves versions",
+  publish: "also publishes, deletes prompts and manages webhooks",
+};
+
 export function ApiKeys({ projectId, projectName }: { projectId: string; projectName: string }) {
   const keys = useQuery(apiKeysQuery(projectId));
   const create = useCreateKey(projectId);
   const revoke = useRevokeKey(projectId);
   const [created, setCreated] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyView | null>(null);
+  const [scope, setScope] = useState<KeyScope>(DEFAULT_KEY_SCOPE);
 
   const createButton = (
-    <button
-      type="button"
-      className="button button-primary"
-      disabled={create.isPending}
-      aria-busy={create.isPending || undefined}
-      onClick={() => create.mutate(undefined, { onSuccess: (key) => setCreated(key.key) })}
-    >
-      Create key
-    </button>
+    <div className="key-create">
+      <label className="key-scope">
+        <span>Scope</span>
+        <select
+          className="select"
+          value={scope}
+          onChange={(e) => setScope(e.target.value as KeyScope)}
+          aria-describedby="key-scope-help"
+        >
+          {KEY_SCOPES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button
+        type="button"
+        className="button button-primary"
+        disabled={create.isPending}
+        aria-busy={create.isPending || undefined}
+        onClick={() => create.mutate(scope, { onSuccess: (key) => setCreated(key.key) })}
+      >
+        Create key
+      </button>
+      <p id="key-scope-help" className="subtle key-scope-help">
+        {scope}: {SCOPE_HELP[scope]}
+      </p>
+    </div>
   );
 
   let body: ReactNode;
@@ -43,6 +71,7 @@ export function ApiKeys({ projectId, projectName }: { projectId: string; project
           <thead>
             <tr>
               <th scope="col">Key</th>
+              <th scope="col">Scope</th>
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
               <th scope="col">Status</th>
@@ -56,6 +85,9 @@ export function ApiKeys({ projectId, projectName }: { projectId: string; project
               <tr key={key.id}>
                 <td className="cell-primary">
                   <span className="hash">{key.prefix}…</span>
+                </td>
+                <td data-label="Scope">
+                  <span className={`badge badge-scope-${key.scope}`}>{key.scope}</span>
                 </td>
                 <td data-label="Created">
                   <TimeAgo iso={key.created_at} />
@@ -99,7 +131,10 @@ export function ApiKeys({ projectId, projectName }: { projectId: string; project
       <div className="card-header">
         <div>
           <h2 id="keys-heading">API keys</h2>
-          <p>Keys of {projectName}: they read and write its prompts over the REST API and MCP.</p>
+          <p>
+            Keys of {projectName}: they read (and, by scope, write and publish) its prompts over the REST API and MCP.
+            Last use is recorded to the minute.
+          </p>
         </div>
         {createButton}
       </div>

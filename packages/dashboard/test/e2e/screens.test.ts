@@ -80,6 +80,7 @@ describe.runIf(chromiumAvailable())("every main screen, light and dark, laptop a
       shows: "Copy curl",
     },
     { name: "settings", path: () => `${projectPath}/settings`, signedIn: true, shows: "API keys" },
+    { name: "audit", path: () => `${projectPath}/audit`, signedIn: true, shows: "Audit trail" },
     { name: "account", path: () => "/account", signedIn: true, shows: "Change password" },
   ];
 

@@ -1,3 +1,4 @@
+import { DEFAULT_KEY_SCOPE, isKeyScope, KEY_SCOPES, type KeyScope } from "@promptstore/core/key-scopes";
 import { isPlanName, PLAN_NAMES, type PlanName } from "@promptstore/core/plans";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
@@ -36,6 +37,14 @@ function plan(value: string): PlanName {
   return value;
 }
 
+function keyScope(value: string): KeyScope {
+  if (!isKeyScope(value)) throw new CliError(`scope: must be one of ${KEY_SCOPES.join(", ")}`);
+  return value;
+}
+
+/** What the command line records as the actor of its changes in the audit trail. */
+const CLI_ACTOR = "cli";
+
 async function organization(tenants: TenantService, ref: string) {
   const org = await tenants.findOrganization(ref);
   if (!org) throw new CliError(`organization ${ref} not found`);
@@ -73,7 +82,7 @@ export function registerAdminCommands(program: Command): void {
       const chosen = plan(planName);
       const updated = await withTenants(async (t) => {
         const found = await organization(t, ref);
-        await t.setPlan(found.id, chosen);
+        await t.setPlan(found.id, chosen, CLI_ACTOR);
         return { ...found, plan: chosen };
       });
       emit(!!opts.json, updated, () => `organization ${updated.name} (${updated.id}) is now on plan ${updated.plan}`);
@@ -89,7 +98,7 @@ export function registerAdminCommands(program: Command): void {
       const result = await withTenants(async (t) => {
         const found = await organization(t, ref);
         const created = await t.createProject(found.id, name);
-        return { project: created, key: await t.createApiKey(created.id) };
+        return { project: created, key: await t.createApiKey(created.id, { actor: CLI_ACTOR }) };
       });
       emit(!!opts.json, result, () =>
         [
@@ -103,14 +112,22 @@ export function registerAdminCommands(program: Command): void {
   key
     .command("create <project>")
     .description("create an API key for a project (id or unique name); printed once")
+    .option("--scope <scope>", `what the key may do: ${KEY_SCOPES.join(" < ")}`, DEFAULT_KEY_SCOPE)
     .option("--json", "machine-readable output")
-    .action(async (ref: string, opts: JsonFlag) => {
-      const created = await withTenants(async (t) => t.createApiKey((await project(t, ref)).id));
-      emit(!!opts.json, created, () => `API key ${created.id} (shown once, store it now): ${created.key}`);
+    .action(async (ref: string, opts: JsonFlag & { scope: string }) => {
+      const scope = keyScope(opts.scope);
+      const created = await withTenants(async (t) =>
+        t.createApiKey((await project(t, ref)).id, { scope, actor: CLI_ACTOR }),
+      );
+      emit(
+        !!opts.json,
+        created,
+        () => `API key ${created.id}, scope ${created.scope} (shown once, store it now): ${created.key}`,
+      );
     });
   key
     .command("list <project>")
-    .description("list a project's keys by prefix")
+    .description("list a project's keys by prefix, with their scope and last use (to the minute)")
     .option("--json", "machine-readable output")
     .action(async (ref: string, opts: JsonFlag) => {
       const keys = await withTenants(async (t) => t.listApiKeys((await project(t, ref)).id));
@@ -120,7 +137,7 @@ export function registerAdminCommands(program: Command): void {
           : keys
               .map(
                 (k) =>
-                  `${k.id}  ${k.prefix}…  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ""}`,
+                  `${k.id}  ${k.prefix}…  ${k.scope.padEnd(7)}  created ${k.created_at}  last used ${k.last_used_at ?? "never"}${k.revoked_at ? `  revoked ${k.revoked_at}` : ""}`,
               )
               .join("\n"),
       );
@@ -130,7 +147,7 @@ export function registerAdminCommands(program: Command): void {
     .description("revoke a key; requests with it get 401")
     .option("--json", "machine-readable output")
     .action(async (keyId: string, opts: JsonFlag) => {
-      const revoked = await withTenants((t) => t.revokeApiKey(keyId));
+      const revoked = await withTenants((t) => t.revokeApiKey(keyId, { actor: CLI_ACTOR }));
       if (!revoked) throw new CliError(`key ${keyId} not found`);
       emit(!!opts.json, revoked, () => `revoked key ${revoked.id} (${revoked.prefix}…)`);
     });

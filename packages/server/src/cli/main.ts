@@ -1,6 +1,8 @@
 import { Command, CommanderError } from "commander";
 import { VERSION } from "../version.js";
 import { registerAdminCommands } from "./admin-commands.js";
+import { registerAuditCommand } from "./audit-commands.js";
+import { registerBackupCommands } from "./backup-commands.js";
 import { registerPromptCommands } from "./prompt-commands.js";
 import { registerServeCommand } from "./serve.js";
 import { registerUserCommands } from "./user-commands.js";
@@ -16,6 +18,8 @@ export function buildProgram(): Command {
   registerPromptCommands(program);
   registerUserCommands(program);
   registerWebhookCommands(program);
+  registerAuditCommand(program);
+  registerBackupCommands(program);
   return program;
 }
 

@@ -4,7 +4,7 @@ import { loadConfig } from "../config.js";
 import { ChangeBus } from "../service/change-bus.js";
 import { PromptService, type Scope } from "../service/prompt-service.js";
 import { WebhookService } from "../service/webhook-service.js";
-import { openStore } from "../store/index.js";
+import { openStore, type Store } from "../store/index.js";
 import { TenantStore } from "../store/tenants.js";
 import { WebhookStore } from "../store/webhooks.js";
 import { CliError, emit } from "./output.js";
@@ -18,7 +18,10 @@ interface JsonFlag {
  * server (PostgreSQL: before the command returns; SQLite: a server notices another process's write within a
  * poll), recorded as an event, and queued for the project's webhooks, which running servers deliver.
  */
-async function withPrompts<T>(projectRef: string, work: (prompts: PromptService, scope: Scope) => Promise<T>) {
+export async function withPrompts<T>(
+  projectRef: string,
+  work: (prompts: PromptService, scope: Scope, store: Store) => Promise<T>,
+) {
   const config = loadConfig();
   const store = await openStore(config.DATABASE_URL, {
     invalidationTimeoutMs: config.PROMPTSTORE_INVALIDATION_TIMEOUT_MS,
@@ -42,8 +45,10 @@ async function withPrompts<T>(projectRef: string, work: (prompts: PromptService,
       orgId: org.id,
       plan: org.plan,
       actor: "cli",
+      // The operator at the command line holds every power (and reads the database directly anyway).
+      access: "publish",
     };
-    return await work(prompts, scope);
+    return await work(prompts, scope, store);
   } catch (error) {
     // The service's refusals (an unknown prompt) are the user's to act on: one line, like every CLI failure.
     if (error instanceof AppError && error.status < 500) throw new CliError(error.message);

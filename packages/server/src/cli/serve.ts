@@ -2,10 +2,13 @@ import type { PlanName } from "@promptstore/core/plans";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { buildApp } from "../http/app.js";
+import { loggerOptions } from "../http/request-log.js";
 import { createRateLimiter } from "../ratelimit/shared.js";
 import { bootstrapIfEmpty } from "../service/bootstrap.js";
 import { openStore } from "../store/index.js";
 import { emit } from "./output.js";
+
+const isLoopback = (host: string) => host === "localhost" || host === "::1" || host.startsWith("127.");
 
 interface ServeOptions {
   port?: string;
@@ -36,7 +39,7 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
     invalidationTimeoutMs: config.PROMPTSTORE_INVALIDATION_TIMEOUT_MS,
   });
   const rateLimiter = await createRateLimiter({ redisUrl: config.REDIS_URL, store, databaseUrl: config.DATABASE_URL });
-  const app = await buildApp({ store, config, logger: { level: config.LOG_LEVEL }, rateLimiter });
+  const app = await buildApp({ store, config, logger: loggerOptions(config.LOG_LEVEL), rateLimiter });
   // Installed before listening: a supervisor may signal as soon as the port answers.
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -65,6 +68,12 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
   });
   const address = await app.server.listen({ port: config.PORT, host: config.HOST });
   const dashboard = app.dashboardDir ? `${address}/` : undefined;
+  // Before the listening line, which supervisors (and tests) wait for.
+  if (config.PROMPTSTORE_METRICS && !config.PROMPTSTORE_METRICS_TOKEN && !isLoopback(config.HOST)) {
+    app.server.log.warn(
+      `GET /metrics is open to anyone who can reach ${address}: set PROMPTSTORE_METRICS_TOKEN (docs/operations.md)`,
+    );
+  }
 
   if (bootstrap) {
     emit(json, { event: "bootstrap", ...bootstrap }, () =>

@@ -3,13 +3,14 @@ import type { Socket } from "node:net";
 import fastifyCookie from "@fastify/cookie";
 import { AppError } from "@promptstore/core/errors";
 import { LIMITS } from "@promptstore/core/schemas";
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import secureJsonParse from "secure-json-parse";
 import type { Config } from "../config.js";
 import { createMcpEndpoints, isClientMistake } from "../mcp/endpoint.js";
 import { memoryRateLimiter } from "../ratelimit/flexible.js";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 import { AccountService } from "../service/account-service.js";
+import { AuditService } from "../service/audit-service.js";
 import { ChangeBus } from "../service/change-bus.js";
 import { EventHub } from "../service/event-hub.js";
 import { pruneEvents } from "../service/event-retention.js";
@@ -20,6 +21,7 @@ import { AccountStore } from "../store/accounts.js";
 import type { Store } from "../store/index.js";
 import { TenantStore } from "../store/tenants.js";
 import { VERSION } from "../version.js";
+import { connectionTimeouts, limitConnections } from "./connection-limits.js";
 import { registerDashboardPromptRoutes } from "./dashboard/prompt-routes.js";
 import { guardSessionRoutes } from "./dashboard/session-auth.js";
 import { registerSessionRoutes } from "./dashboard/session-routes.js";
@@ -27,16 +29,20 @@ import { registerDashboardSettingsRoutes } from "./dashboard/settings-routes.js"
 import { SignInThrottle } from "./dashboard/signin-throttle.js";
 import { dashboardDirectory, registerDashboardFiles } from "./dashboard/static-files.js";
 import { registerErrorHandling, registerMethodNotAllowed } from "./errors.js";
+import { eventReader } from "./event-reads.js";
 import { lazyChildLoggerFactory } from "./lazy-logger.js";
+import { countRequests, Metrics, registerMetricsRoute } from "./metrics.js";
 import { answerClientError, frameworkErrors, registerRawAnswers, requestIdFor } from "./raw-answers.js";
 import { ReadCache } from "./read-cache.js";
 import { guardRoutes } from "./request-guard.js";
+import { logRequests } from "./request-log.js";
+import { registerAuditRoutes } from "./routes/audit-v2.js";
 import { registerEventRoutes } from "./routes/events.js";
 import { mcpOriginCheck, registerMcpRoute } from "./routes/mcp.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
-import { DASHBOARD_SECURITY_HEADERS } from "./security-headers.js";
+import { API_SECURITY_HEADERS, DASHBOARD_SECURITY_HEADERS } from "./security-headers.js";
 import { registerWebhooks } from "./webhooks.js";
 
 export interface AppOptions {
@@ -52,6 +58,7 @@ export interface AppOptions {
 export interface App {
   server: FastifyInstance;
   service: PromptService;
+  audit: AuditService;
   tenants: TenantService;
   accounts: AccountService;
   bus: ChangeBus;
@@ -63,14 +70,18 @@ export interface App {
 /** Builds the whole HTTP application without listening, so tests drive it through inject(). */
 export async function buildApp(options: AppOptions): Promise<App> {
   const { store, config, logger = false } = options;
+  const timeouts = connectionTimeouts(config);
   const server = Fastify({
     logger,
     bodyLimit: LIMITS.bodyBytes,
+    requestTimeout: timeouts.requestTimeout,
+    connectionTimeout: timeouts.connectionTimeout,
+    keepAliveTimeout: timeouts.keepAliveTimeout,
     // Long ids must reach the route and be a 404 like any unknown prompt, not Fastify's 414: no parameter
     // can be longer than the request head that carries it.
     routerOptions: { maxParamLength: maxHeaderSize },
     // Node would answer a missing Host with a bare 400 of its own; the onRequest hook answers it instead.
-    http: { requireHostHeader: false },
+    http: { requireHostHeader: false, ...timeouts.http },
     // What Fastify and Node answer before routing is answered in the envelope too (raw-answers.ts).
     frameworkErrors,
     trustProxy: config.PROMPTSTORE_TRUST_PROXY,
@@ -78,6 +89,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return503OnClosing: false,
     childLoggerFactory: lazyChildLoggerFactory,
     genReqId: requestIdFor,
+    // One line per request, with the fields request-log.ts chooses, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     // Fastify calls it with the instance as `this`.
     clientErrorHandler(this: FastifyInstance, error, socket) {
       answerClientError(error, socket, this.log);
@@ -97,24 +110,31 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const keys = new KeyCache((key) => tenants.findGrant(key), bus, {
     onUse: (keyId, at) => tenants.touchApiKey(keyId, at),
   });
+  const cache = config.PROMPTSTORE_READ_CACHE ? new ReadCache(bus) : null;
   const hub = new EventHub(store.events, bus, {
     // The database, not the key cache: a revocation the cache has not heard of must still end streams.
     keyIsValid: async (key) => (await tenants.findGrant(key)) !== undefined,
     heartbeatMs: config.PROMPTSTORE_EVENTS_HEARTBEAT_MS,
     recheckMs: config.PROMPTSTORE_EVENTS_KEY_RECHECK_MS,
+    readOf: eventReader(service, cache),
   });
   const stopPruning = pruneEvents(store.events, config.PROMPTSTORE_EVENTS_RETENTION_HOURS, (error) =>
     server.log.warn({ err: error }, "event pruning"),
   );
   const sessionTtlMs = config.PROMPTSTORE_SESSION_HOURS * 3_600_000;
   const accounts = new AccountService(new AccountStore(store.db), { sessionTtlMs });
+  const audit = new AuditService(store.db);
   const limiter = options.rateLimiter ?? memoryRateLimiter();
-  const cache = config.PROMPTSTORE_READ_CACHE ? new ReadCache(bus) : null;
+  // A client's mistake is answered 4xx and logged at warn, with its request id, by the MCP route; the SDK's
+  // own account of it is detail for debugging.
   const mcp = createMcpEndpoints(service, bus, (error) =>
     isClientMistake(error)
-      ? server.log.warn({ reason: (error as Error).message }, "MCP client sent a request it should not have")
+      ? server.log.debug({ reason: (error as Error).message }, "MCP client mistake")
       : server.log.error({ err: error }, "MCP request failed"),
   );
+  const metrics = config.PROMPTSTORE_METRICS
+    ? new Metrics({ store, cache, eventStreams: () => hub.size, mcpListenStreams: () => mcp.listenStreams() })
+    : undefined;
   // Node closes idle keep-alive connections once, when close() is called; a connection that was busy then
   // would stay open until its keep-alive timeout and hold the shutdown. While draining, close the idle
   // ones again and again (no per-request cost, unlike a hook on every response).
@@ -154,14 +174,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
     reply.header("x-api-version", v1 ? "1" : "2");
     if (v1) reply.header("deprecation", "true");
     // The dashboard (its pages, files and API) gets helmet's headers and its CSP; /api/v1 and /api/v2 are
-    // JSON for programs and keep their lean hot path.
-    else if (!request.url.startsWith("/api/v2/")) reply.headers(DASHBOARD_SECURITY_HEADERS);
+    // JSON for programs and get the two that matter there.
+    if (v1 || request.url.startsWith("/api/v2/")) reply.headers(API_SECURITY_HEADERS);
+    else reply.headers(DASHBOARD_SECURITY_HEADERS);
     // HTTP/1.1 requires Host (RFC 9112 3.2); Node's own refusal would be a bare 400 (requireHostHeader is off).
     if (request.headers.host === undefined && request.raw.httpVersion === "1.1") {
       return done(new AppError("bad_request", "host: required in HTTP/1.1"));
     }
     done();
   });
+  if (metrics) countRequests(server, metrics);
+  logRequests(server);
+  limitConnections(server.server, config, () => metrics?.refusedConnections.inc());
   guardRoutes(server, { keys, limiter, checkOrigin: mcpOriginCheck(config.PROMPTSTORE_MCP_ALLOWED_ORIGINS) });
   guardSessionRoutes(server, accounts);
   // Cookies are parsed only where a session is read, not on every API request.
@@ -192,15 +216,29 @@ export async function buildApp(options: AppOptions): Promise<App> {
     paths.set(route.url, known);
   });
   registerMetaRoutes(server, store, VERSION);
+  if (metrics) registerMetricsRoute(server, metrics, config.PROMPTSTORE_METRICS_TOKEN);
   registerPromptRoutes(server, service, cache);
   registerV1Routes(server, service, cache);
-  registerEventRoutes(server, hub);
+  registerEventRoutes(server, hub, (request) => {
+    metrics?.record(request.raw, "GET", "/api/v2/events", 200, 0);
+    request.log.info(
+      {
+        method: "GET",
+        path: "/api/v2/events",
+        route: "/api/v2/events",
+        status: 200,
+        project: request.scope?.projectId,
+      },
+      "event stream ended",
+    );
+  });
+  registerAuditRoutes(server, audit);
   registerMcpRoute(server, mcp);
   registerSessionRoutes(server, accounts, new SignInThrottle(limiter), sessionTtlMs);
   registerDashboardPromptRoutes(server, accounts, service);
-  registerDashboardSettingsRoutes(server, accounts, tenants, limiter);
+  registerDashboardSettingsRoutes(server, accounts, tenants, limiter, audit);
   registerWebhooks(server, { store, config, service, bus, accounts });
   registerMethodNotAllowed(server, new Map(paths));
 
-  return { server, service, tenants, accounts, bus, hub, dashboardDir };
+  return { server, service, audit, tenants, accounts, bus, hub, dashboardDir };
 }

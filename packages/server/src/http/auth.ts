@@ -29,6 +29,7 @@ export function grantToScope(grant: KeyGrant): Scope {
     orgId: grant.orgId,
     plan: grant.plan,
     actor: grant.actor,
+    access: grant.access,
   };
 }
 

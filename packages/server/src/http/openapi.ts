@@ -1,10 +1,18 @@
 import { promptEvent } from "@promptstore/core/events";
-import { createPromptBody, listQuery, publishBody, readQuery, saveVersionBody } from "@promptstore/core/schemas";
+import {
+  createPromptBody,
+  importPromptBody,
+  listQuery,
+  publishBody,
+  readQuery,
+  saveVersionBody,
+} from "@promptstore/core/schemas";
 import { z } from "zod";
 import {
   createdPrompt,
   deletedPrompt,
   failureEnvelope,
+  importedPrompt,
   promptList,
   promptView,
   publishedVersion,
@@ -12,6 +20,7 @@ import {
   successEnvelope,
   versionList,
 } from "./response-schemas.js";
+import { AUDIT_OPERATIONS } from "./routes/audit-v2.js";
 import { WEBHOOK_OPERATIONS } from "./routes/webhooks-v2.js";
 
 export interface Operation {
@@ -67,7 +76,7 @@ const OPERATIONS: Operation[] = [
     body: saveVersionBody,
     status: 200,
     response: savedVersion,
-    errors: [400, 401, 404, 413, 415, 429],
+    errors: [400, 401, 403, 404, 413, 415, 429],
   },
   {
     method: "delete",
@@ -75,7 +84,7 @@ const OPERATIONS: Operation[] = [
     summary: "Delete a prompt with all its versions; its id becomes free",
     status: 200,
     response: deletedPrompt,
-    errors: [401, 404, 429],
+    errors: [401, 403, 404, 429],
   },
   {
     method: "post",
@@ -84,7 +93,7 @@ const OPERATIONS: Operation[] = [
     body: publishBody,
     status: 200,
     response: publishedVersion,
-    errors: [400, 401, 404, 409, 415, 429],
+    errors: [400, 401, 403, 404, 409, 415, 429],
   },
   {
     method: "get",
@@ -93,6 +102,16 @@ const OPERATIONS: Operation[] = [
     status: 200,
     response: versionList,
     errors: [401, 404, 429],
+  },
+  {
+    method: "post",
+    path: "/api/v2/import",
+    summary:
+      "Import one prompt with versions from another instance or project: hashes, messages and times kept; idempotent",
+    body: importPromptBody,
+    status: 200,
+    response: importedPrompt,
+    errors: [400, 401, 403, 409, 413, 415, 429],
   },
 ];
 
@@ -155,6 +174,21 @@ function operation(op: Operation): Record<string, unknown> {
   };
 }
 
+/** An event as streamed: with `include=read`, live events may also carry the production read. */
+function streamedEventSchema(): Record<string, unknown> {
+  const schema = jsonSchema(promptEvent, "output") as { properties: Record<string, unknown> };
+  return {
+    ...schema,
+    properties: {
+      ...schema.properties,
+      read: {
+        ...jsonSchema(promptView, "output"),
+        description: "With include=read: the production read (guard on) this event leads to",
+      },
+    },
+  };
+}
+
 /** The change-event stream: not JSON but Server-Sent Events, described by hand (docs/events.md). */
 function eventsOperation(): Record<string, unknown> {
   return {
@@ -172,11 +206,20 @@ function eventsOperation(): Record<string, unknown> {
         schema: { type: "string" },
         description: "The id of the last event received: the events after it are replayed first",
       },
+      {
+        name: "include",
+        in: "query",
+        required: false,
+        schema: { type: "string", enum: ["read"] },
+        description:
+          "read: each live event (not a replayed one) also carries, as `read`, the production read (guard on) " +
+          "it leads to, when the prompt still serves it; a client holding the prompt then needs no request",
+      },
     ],
     responses: {
       200: {
         description: "The stream; every event's data is a PromptEvent (ready and reset carry last_event_id)",
-        content: { "text/event-stream": { schema: jsonSchema(promptEvent, "output") } },
+        content: { "text/event-stream": { schema: streamedEventSchema() } },
       },
       401: { $ref: "#/components/responses/Error401" },
       429: { $ref: "#/components/responses/Error429" },
@@ -187,7 +230,7 @@ function eventsOperation(): Record<string, unknown> {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Invalid body or query; the message names the field",
   401: "Missing or invalid API key",
-  403: "Plan limit reached, or the project's cap on webhook endpoints",
+  403: "The key's scope does not allow this (the message names the scope needed), the plan limit is reached, or the project's cap on webhook endpoints",
   404: "Prompt, version or webhook endpoint not found in this project",
   409: "Version prefix matches several versions, or the id is taken",
   413: "Body larger than 1 MiB",
@@ -198,7 +241,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 /** The OpenAPI 3.1 document of v2, built from the schemas the routes validate with. */
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of [...OPERATIONS, ...WEBHOOK_OPERATIONS]) {
+  for (const op of [...OPERATIONS, ...WEBHOOK_OPERATIONS, ...AUDIT_OPERATIONS]) {
     paths[op.path] = { ...paths[op.path], [op.method]: operation(op) };
   }
   paths["/api/v2/events"] = { get: eventsOperation() };

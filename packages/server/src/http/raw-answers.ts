@@ -9,7 +9,7 @@ import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES 
 import type { Duplex } from "node:stream";
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { failure } from "./envelope.js";
-import { DASHBOARD_SECURITY_HEADERS } from "./security-headers.js";
+import { API_SECURITY_HEADERS, DASHBOARD_SECURITY_HEADERS } from "./security-headers.js";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -29,7 +29,8 @@ export function commonHeaders(url: string, requestId: string): Record<string, st
     "x-request-id": requestId,
     "cache-control": "no-store",
     "x-api-version": v1 ? "1" : "2",
-    ...(v1 ? { deprecation: "true" } : url.startsWith("/api/v2/") ? {} : DASHBOARD_SECURITY_HEADERS),
+    ...(v1 ? { deprecation: "true" } : {}),
+    ...(v1 || url.startsWith("/api/v2/") ? API_SECURITY_HEADERS : DASHBOARD_SECURITY_HEADERS),
   };
 }
 
@@ -45,6 +46,8 @@ function rawAnswer(status: number, message: string): string {
     `content-length: ${Buffer.byteLength(body)}\r\n` +
     "cache-control: no-store\r\n" +
     "x-api-version: 2\r\n" +
+    "x-content-type-options: nosniff\r\n" +
+    "referrer-policy: no-referrer\r\n" +
     `x-request-id: ${randomUUID()}\r\n` +
     `date: ${new Date().toUTCString()}\r\n` +
     "connection: close\r\n\r\n" +

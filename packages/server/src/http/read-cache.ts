@@ -20,6 +20,9 @@ export class ReadCache {
   private readonly entries: LRUCache<string, Buffer>;
   /** Reads in progress, by entry key; each leaves when it settles, failures included (never cached). */
   private readonly flights = new Map<string, Promise<Buffer>>();
+  /** Lookups answered from memory, and those that went on to a read (joined flights included): the metrics. */
+  hits = 0;
+  misses = 0;
 
   constructor(bus: ChangeBus, options: { maxBytes?: number } = {}) {
     this.entries = new LRUCache({
@@ -44,7 +47,10 @@ export class ReadCache {
   }
 
   get(projectId: string, promptId: string, generation: string, variant: string): Buffer | undefined {
-    return this.entries.get(entryKey(projectId, promptId, generation, variant));
+    const bytes = this.entries.get(entryKey(projectId, promptId, generation, variant));
+    if (bytes) this.hits++;
+    else this.misses++;
+    return bytes;
   }
 
   /** The bytes of a miss: joins the read in flight for the same key, or starts `read` and caches what it gives. */
@@ -71,6 +77,9 @@ export class ReadCache {
     return flight;
   }
 }
+
+/** The variant of the usual read: v2, production, guard on. */
+export const PRODUCTION_READ = "v2|production|true";
 
 // NUL cannot occur in ids, so the parts cannot run into each other.
 const promptKey = (projectId: string, promptId: string) => `${projectId}\u0000${promptId}`;

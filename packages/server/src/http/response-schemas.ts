@@ -86,5 +86,15 @@ export const versionList = z.strictObject({
   ),
 });
 
+export const importedPrompt = z.strictObject({
+  id: z.string(),
+  created: z.boolean().describe("The prompt did not exist and was created"),
+  versions_created: z.number().int().describe("Versions added by this request"),
+  versions_existing: z.number().int().describe("Versions sent that the prompt already had"),
+  latest_version: hash,
+  production_version: hash.nullable(),
+  published: z.boolean().describe("Production moved"),
+});
+
 export const successEnvelope = <T extends z.ZodType>(data: T) => z.strictObject({ success: z.literal(true), data });
 export const failureEnvelope = z.strictObject({ success: z.literal(false), error: z.string() });

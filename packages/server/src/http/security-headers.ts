@@ -43,3 +43,12 @@ function helmetHeaders(): Record<string, string> {
 
 /** The security headers of every dashboard response (its files and its API). */
 export const DASHBOARD_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(helmetHeaders());
+
+/**
+ * The part of those headers that matters for JSON read by programs, set on every API answer (MCP, events and
+ * failures included): no content sniffing, and no Referer leaked onward from anything a browser opens.
+ */
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "x-content-type-options": DASHBOARD_SECURITY_HEADERS["x-content-type-options"] as string,
+  "referrer-policy": DASHBOARD_SECURITY_HEADERS["referrer-policy"] as string,
+});

@@ -9,6 +9,7 @@ import {
 import type { ChangeBus } from "../service/change-bus.js";
 import type { PromptService, Scope } from "../service/prompt-service.js";
 import { VERSION } from "../version.js";
+import { reportInvalidParamsAsClientErrors } from "./invalid-params.js";
 import { registerPromptCapability } from "./prompts.js";
 import { registerPromptTools } from "./tools.js";
 
@@ -37,6 +38,8 @@ export function isClientMistake(error: unknown): boolean {
  */
 export interface McpEndpoints {
   forProject(projectId: string): McpHttpHandler;
+  /** How many listen streams are open, for the metrics. */
+  listenStreams(): number;
   /** Ends listen streams (shutdown), so closing the server does not wait for them. */
   close(): Promise<void>;
 }
@@ -72,6 +75,7 @@ export function createMcpEndpoints(
   changes: ChangeBus,
   report: (error: unknown) => void,
 ): McpEndpoints {
+  reportInvalidParamsAsClientErrors();
   const handlers = new Map<string, { handler: McpHttpHandler; bus: InMemoryServerEventBus }>();
   const factory = (ctx: McpRequestContext) => {
     const scope = ctx.authInfo?.extra?.scope as Scope | undefined;
@@ -88,7 +92,7 @@ export function createMcpEndpoints(
       ),
     );
     registerPromptTools(server, service, scope, report);
-    registerPromptCapability(server, service, scope);
+    registerPromptCapability(server, service, scope, report);
     return server;
   };
   // Any committed change of a prompt, on any instance, may change the list (names, arguments).
@@ -114,6 +118,11 @@ export function createMcpEndpoints(
         handlers.set(projectId, entry);
       }
       return entry.handler;
+    },
+    listenStreams() {
+      let open = 0;
+      for (const entry of handlers.values()) open += entry.bus.listenerCount;
+      return open;
     },
     async close() {
       unsubscribe();

@@ -1,5 +1,6 @@
 import { type McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { AppError } from "@promptstore/core/errors";
+import { PROMPT_ID_PATTERN } from "@promptstore/core/slug";
 import { fillVariables } from "@promptstore/core/variables";
 import type { PromptService, Scope } from "../service/prompt-service.js";
 
@@ -9,7 +10,12 @@ import type { PromptService, Scope } from "../service/prompt-service.js";
  * arguments filled in, as one message. Prompts change at run time, so the handlers read the project on
  * each call instead of registering a fixed list.
  */
-export function registerPromptCapability(server: McpServer, service: PromptService, scope: Scope): void {
+export function registerPromptCapability(
+  server: McpServer,
+  service: PromptService,
+  scope: Scope,
+  report: (error: unknown) => void,
+): void {
   server.server.setRequestHandler("prompts/list", async () => {
     const prompts = await service.listWithVariables(scope);
     return {
@@ -24,14 +30,18 @@ export function registerPromptCapability(server: McpServer, service: PromptServi
 
   server.server.setRequestHandler("prompts/get", async (request) => {
     const { name, arguments: args = {} } = request.params;
+    const notFound = () => new ProtocolError(ProtocolErrorCode.InvalidParams, `prompt ${name} not found`);
+    // A name no prompt id can have is not looked up: one with a NUL made PostgreSQL fail, and its error
+    // went to the client as -32603 (found by test/resilience/fuzz-properties.test.ts).
+    if (!PROMPT_ID_PATTERN.test(name)) throw notFound();
     let view: Awaited<ReturnType<PromptService["read"]>>;
     try {
       view = await service.read(scope, name, { guard: true });
     } catch (error) {
-      if (error instanceof AppError && error.status === 404) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `prompt ${name} not found`);
-      }
-      throw error;
+      if (error instanceof AppError && error.status === 404) throw notFound();
+      // The SDK sends a thrown error's message to the client: a database's words stay in the log.
+      report(error);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, "internal error; retry with backoff");
     }
     const missing = view.variables.filter((v) => !Object.hasOwn(args, v));
     if (missing.length > 0) {

@@ -66,7 +66,7 @@ export function registerPromptTools(
     {
       title: "Create a prompt",
       description:
-        "Creates a prompt with its first version. Give exactly one of `sections` ([{title, content}]) or `markdown` (every level-1 `# Heading` starts a section). The id is derived from the name unless given; a name whose id is taken gets a suffixed id (support-bot-2), so read `id` from the result. Optional tools in the chat-completions format; publish: true makes the first version production.",
+        "Creates a prompt with its first version. Give exactly one of `sections` ([{title, content}]) or `markdown` (every level-1 `# Heading` starts a section). The id is derived from the name unless given; a name whose id is taken gets a suffixed id (support-bot-2), so read `id` from the result. Optional tools in the chat-completions format; publish: true makes the first version production. Needs a key with scope write (publish: true needs publish).",
       inputSchema: withRestMessages(createPromptInput),
       annotations: WRITE,
     },
@@ -78,7 +78,7 @@ export function registerPromptTools(
     {
       title: "Save a prompt version",
       description:
-        "Saves the full content of a prompt as a new version (sections or markdown; absent sections are dropped). Identical content creates nothing and returns the existing hash.",
+        "Saves the full content of a prompt as a new version (sections or markdown; absent sections are dropped). Identical content creates nothing and returns the existing hash. Needs a key with scope write (publish: true needs publish).",
       inputSchema: withRestMessages(saveVersionInput),
       annotations: { ...WRITE, idempotentHint: true },
     },
@@ -90,7 +90,7 @@ export function registerPromptTools(
     {
       title: "Publish a prompt version",
       description:
-        "Points production at a version (latest by default): applications reading the prompt get it from their next read. Rolling back is publishing an older hash.",
+        "Points production at a version (latest by default): applications reading the prompt get it from their next read. Rolling back is publishing an older hash. Needs a key with scope publish.",
       inputSchema: withRestMessages(publishInput),
       // It replaces what production serves: destructive for the version it moves away from.
       annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
@@ -114,7 +114,7 @@ export function registerPromptTools(
     {
       title: "Delete a prompt",
       description:
-        "Deletes a prompt with all its versions, for good: every read of it (production, latest, any version) is a 404 from then on, and applications reading it get nothing. Its id becomes free; a prompt created with it later starts with no history. Only when the user asked for this prompt to be deleted.",
+        "Deletes a prompt with all its versions, for good: every read of it (production, latest, any version) is a 404 from then on, and applications reading it get nothing. Its id becomes free; a prompt created with it later starts with no history. Only when the user asked for this prompt to be deleted. Needs a key with scope publish.",
       inputSchema: withRestMessages(deletePromptInput),
       // Deleting twice is a 404 the second time: not idempotent in what it answers.
       annotations: { ...WRITE, destructiveHint: true, idempotentHint: false },

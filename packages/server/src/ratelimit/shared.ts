@@ -5,6 +5,9 @@ import type { Store } from "../store/index.js";
 import { FlexibleRateLimiter, memoryRateLimiter } from "./flexible.js";
 import type { RateLimiter } from "./limiter.js";
 
+/** How long a rate-limit count may wait on Redis before the in-process stand-in answers instead. */
+export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+
 /**
  * The limiter every instance of a deployment shares: Redis when REDIS_URL is set, else the PostgreSQL the
  * instances already share, else (one SQLite server) in-process. If the shared store fails, an in-process
@@ -23,7 +26,13 @@ export async function createRateLimiter(options: {
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
+      // A command written as the connection died is kept for a retry on reconnection; with Redis gone that
+      // never comes, and the request it counts would wait with it (found by test/ratelimit/limiters.test.ts,
+      // over 30 s). Past this it fails, and the in-process stand-in answers.
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     });
+    // Without a listener ioredis prints every connection error; the stand-in is what matters then.
+    redis.on("error", () => {});
     await redis.connect();
     return new FlexibleRateLimiter(
       "redis",

@@ -188,6 +188,8 @@ function toScope(grant: ProjectGrant, user: User): Scope & { role: Role } {
     orgId: grant.orgId,
     plan: grant.plan,
     actor: `user:${user.email}`,
+    // Editors and owners save and publish (the dashboard's write permission); viewers read.
+    access: can(grant.role, "write") ? "publish" : "read",
     role: grant.role,
   };
 }

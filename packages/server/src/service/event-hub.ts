@@ -8,7 +8,7 @@ import type { Scope } from "./prompt-service.js";
 /** Where a stream's text goes (the HTTP response); `end` closes it. */
 export interface StreamSink {
   /** Returns false when the client reads too slowly and the stream must end. */
-  write(text: string): boolean;
+  write(text: string | Buffer): boolean;
   end(): void;
 }
 
@@ -22,6 +22,18 @@ export interface HubOptions {
    */
   keyIsValid: (key: string) => Promise<boolean>;
   recheckMs?: number;
+  /**
+   * The production read (guard on, the v2 read's `data` as JSON) that the event leaves the prompt serving,
+   * or undefined when there is none or the prompt has moved on since. Streams opened with `include=read`
+   * get it in each live event, so a client holding the prompt needs no request to serve the change.
+   */
+  readOf?: (scope: Scope, event: PromptEvent) => Promise<string | undefined>;
+}
+
+/** What a stream asked for besides the events themselves. */
+export interface StreamOptions {
+  /** Live events carry the production read they lead to (`include=read`). */
+  withReads?: boolean;
 }
 
 interface Subscriber {
@@ -29,6 +41,7 @@ interface Subscriber {
   key: string;
   sink: StreamSink;
   live: boolean;
+  withReads: boolean;
 }
 
 /** One project's subscribers and how far its events have been read, with one task at a time. */
@@ -47,8 +60,11 @@ const DEFAULT_RECHECK_MS = 30_000;
 /** What a client refused for the stream cap is told to wait: a slot frees when some stream ends. */
 export const STREAM_CAP_RETRY_SECONDS = 15;
 
-export function formatEvent(event: PromptEvent): string {
-  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+/** `read`: the JSON of the production read the event leads to, spliced in as the data's `read` field. */
+export function formatEvent(event: PromptEvent, read?: string): string {
+  const data = JSON.stringify(event);
+  const withRead = read === undefined ? data : `${data.slice(0, -1)},"read":${read}}`;
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${withRead}\n\n`;
 }
 
 function control(type: "ready" | "reset", lastId: number, reason?: string): string {
@@ -133,8 +149,14 @@ export class EventHub {
    * Starts a stream: replays what a reconnecting client missed (or tells it to reset), says `ready`, then
    * sends live events. Returns the function that detaches it.
    */
-  open(scope: Scope, key: string, lastEventId: string | undefined, sink: StreamSink): () => void {
-    const subscriber: Subscriber = { scope, key, sink, live: false };
+  open(
+    scope: Scope,
+    key: string,
+    lastEventId: string | undefined,
+    sink: StreamSink,
+    options: StreamOptions = {},
+  ): () => void {
+    const subscriber: Subscriber = { scope, key, sink, live: false, withReads: options.withReads === true };
     const feed = this.feedOf(scope.projectId);
     feed.subscribers.add(subscriber);
     this.enqueue(feed, async () => {
@@ -178,7 +200,7 @@ export class EventHub {
     if (missed.length > this.maxReplay) {
       return control("reset", cursor, `more than ${this.maxReplay} events were missed`);
     }
-    return missed.map(formatEvent).join("") + control("ready", cursor);
+    return missed.map((event) => formatEvent(event)).join("") + control("ready", cursor);
   }
 
   private feedOf(projectId: string): Feed {
@@ -216,15 +238,43 @@ export class EventHub {
       for (;;) {
         const batch = await this.events.since(projectId, feed.cursor, 500);
         if (batch.length === 0) return;
-        const text = batch.map(formatEvent).join("");
+        const text = batch.map((event) => formatEvent(event)).join("");
+        const rich = await this.withReads(feed, batch);
         feed.cursor = (batch[batch.length - 1] as PromptEvent).id;
-        for (const subscriber of feed.subscribers) if (subscriber.live) this.send(feed, subscriber, text);
+        for (const subscriber of feed.subscribers) {
+          if (subscriber.live) this.send(feed, subscriber, subscriber.withReads && rich ? rich : text);
+        }
         if (batch.length < 500) return;
       }
     });
   }
 
-  private send(feed: Feed, subscriber: Subscriber, text: string): void {
+  /**
+   * The batch with each prompt's last event carrying the read it leads to, encoded once for every stream
+   * that asked; undefined when no stream asked. Earlier events of the same prompt in the batch are already
+   * superseded, so only the last is worth a read. One read per prompt and instance, shared with the herd of
+   * clients that may read it at the same moment (the read cache's single flight).
+   */
+  private async withReads(feed: Feed, batch: PromptEvent[]): Promise<Buffer | undefined> {
+    const readOf = this.options.readOf;
+    if (!readOf) return undefined;
+    let asker: Subscriber | undefined;
+    for (const subscriber of feed.subscribers) if (subscriber.live && subscriber.withReads) asker = subscriber;
+    if (!asker) return undefined;
+    const lastOf = new Map<string, PromptEvent>();
+    for (const event of batch) lastOf.set(event.prompt_id, event);
+    const scope = asker.scope;
+    const parts = await Promise.all(
+      batch.map(async (event) => {
+        const read =
+          lastOf.get(event.prompt_id) === event ? await readOf(scope, event).catch(() => undefined) : undefined;
+        return formatEvent(event, read);
+      }),
+    );
+    return Buffer.from(parts.join(""));
+  }
+
+  private send(feed: Feed, subscriber: Subscriber, text: string | Buffer): void {
     if (!subscriber.sink.write(text)) this.detach(subscriber.scope.projectId, subscriber, true, feed);
   }
 

@@ -1,14 +1,17 @@
+import type { AuditAction } from "@promptstore/core/audit";
 import type { Section } from "@promptstore/core/content";
 import type { DashboardPromptItem } from "@promptstore/core/dashboard";
-import { AppError, conflict, notFound } from "@promptstore/core/errors";
+import { AppError, badRequest, conflict, notFound } from "@promptstore/core/errors";
 import { contentHash, isFullHash, withSectionIds } from "@promptstore/core/hash";
+import type { KeyScope } from "@promptstore/core/key-scopes";
 import { planLimits } from "@promptstore/core/plans";
-import type { CreatePromptBody, SaveVersionBody } from "@promptstore/core/schemas";
+import type { CreatePromptBody, ImportPromptBody, SaveVersionBody } from "@promptstore/core/schemas";
 import { slugCandidate, slugify } from "@promptstore/core/slug";
 import { extractVariables } from "@promptstore/core/variables";
 import type {
   CreatedPrompt,
   DeletedPrompt,
+  ImportedPrompt,
   Label,
   PromptList,
   PromptView,
@@ -16,6 +19,7 @@ import type {
   SavedVersion,
   VersionList,
 } from "@promptstore/core/views";
+import type { NewAuditEntry } from "../store/audit.js";
 import type { NewEvent } from "../store/events.js";
 import { now } from "../store/ids.js";
 import type { Store } from "../store/index.js";
@@ -26,6 +30,7 @@ import {
   type PromptRow,
   type VersionDocument,
 } from "../store/prompts.js";
+import { requireAccess } from "./access.js";
 import type { ChangeBus } from "./change-bus.js";
 import { toContent } from "./content-input.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
@@ -39,6 +44,8 @@ export interface Scope {
   plan: string;
   /** Who acts, recorded with each version saved: `key:<prefix>` or `user:<e-mail>`. */
   actor: string;
+  /** What the caller may do: the key's scope, or what a dashboard role amounts to. */
+  access: KeyScope;
 }
 
 export interface ReadOptions {
@@ -208,6 +215,11 @@ export class PromptService {
   }
 
   async create(scope: Scope, body: CreatePromptBody): Promise<CreatedPrompt> {
+    requireAccess(
+      scope,
+      body.publish ? "publish" : "write",
+      body.publish ? "creating a published prompt" : "creating a prompt",
+    );
     const content = toContent(body);
     const hash = contentHash(content);
     const sections = withSectionIds(content.sections);
@@ -242,6 +254,9 @@ export class PromptService {
         sections,
         document,
       });
+      const audit = [audited(scope, "prompt.created", promptId, null, hash, timestamp)];
+      if (publish) audit.push(audited(scope, "prompt.published", promptId, null, hash, timestamp));
+      await tx.recordAudit(audit);
       await tx.recordEvents(
         [event("prompt.created", promptId, hash, row.production_version, hash, timestamp)],
         this.sinks,
@@ -269,6 +284,11 @@ export class PromptService {
   }
 
   async save(scope: Scope, promptId: string, body: SaveVersionBody): Promise<SavedVersion> {
+    requireAccess(
+      scope,
+      body.publish ? "publish" : "write",
+      body.publish ? "saving and publishing" : "saving a version",
+    );
     const content = toContent(body);
     const hash = contentHash(content);
     const sections = withSectionIds(content.sections);
@@ -310,8 +330,14 @@ export class PromptService {
       if (production !== current.production_version) {
         events.push(event("prompt.published", promptId, hash, production, latest, timestamp));
       }
+      const audit: NewAuditEntry[] = [];
+      if (isNew) audit.push(audited(scope, "prompt.saved", promptId, current.latest_version, hash, timestamp));
+      if (production !== current.production_version) {
+        audit.push(audited(scope, "prompt.published", promptId, current.production_version, production, timestamp));
+      }
       if (Object.keys(patch).length > 0) {
         await tx.updatePrompt(promptId, { ...patch, updated_at: timestamp });
+        await tx.recordAudit(audit);
         await tx.recordEvents(events, this.sinks);
         await tx.announceChange(promptId);
       }
@@ -322,6 +348,7 @@ export class PromptService {
   }
 
   async publish(scope: Scope, promptId: string, ref = "latest"): Promise<PublishedVersion> {
+    requireAccess(scope, "publish", "publishing");
     const hash = await this.scoped(scope).transaction(async (tx) => {
       // Locked first, like save: a publish racing a deletion is a 404, not an event about a deleted prompt.
       await tx.lockPrompt(promptId);
@@ -330,6 +357,9 @@ export class PromptService {
       const timestamp = now();
       await tx.updatePrompt(promptId, { production_version: target, updated_at: timestamp });
       if (target !== prompt.production_version) {
+        await tx.recordAudit([
+          audited(scope, "prompt.published", promptId, prompt.production_version, target, timestamp),
+        ]);
         await tx.recordEvents(
           [event("prompt.published", promptId, target, target, prompt.latest_version, timestamp)],
           this.sinks,
@@ -348,6 +378,8 @@ export class PromptService {
    * latest). The id is free again at once; a new prompt with it starts with no history.
    */
   async delete(scope: Scope, promptId: string): Promise<DeletedPrompt> {
+    // As strong as a publish: it changes what production serves (to nothing).
+    requireAccess(scope, "publish", "deleting a prompt");
     await this.scoped(scope).transaction(async (tx) => {
       // The project row first, then the prompt's: the order a create takes them in. Given back for nothing
       // when the prompt is not there: the 404 rolls it back.
@@ -355,14 +387,123 @@ export class PromptService {
       await tx.lockPrompt(promptId);
       const prompt = await this.requirePrompt(tx, promptId);
       await tx.deletePrompt(promptId);
-      await tx.recordEvents(
-        [event("prompt.deleted", promptId, prompt.production_version ?? prompt.latest_version, null, null, now())],
-        this.sinks,
-      );
+      const served = prompt.production_version ?? prompt.latest_version;
+      const timestamp = now();
+      // The audit row before the events: anything that fails from here on (a sink) takes it back with the change.
+      await tx.recordAudit([audited(scope, "prompt.deleted", promptId, served, null, timestamp)]);
+      await tx.recordEvents([event("prompt.deleted", promptId, served, null, null, timestamp)], this.sinks);
       await tx.announceChange(promptId);
     });
     this.changed(scope.projectId, promptId);
     return { id: promptId, deleted: true };
+  }
+
+  /**
+   * Adds versions made elsewhere, keeping their hashes, messages and times, and points latest (and, only when
+   * asked, production) at versions the prompt then holds. Idempotent: versions already held are skipped,
+   * pointers already in place are not moved, and nothing is recorded when nothing changed.
+   */
+  async importPrompt(scope: Scope, body: ImportPromptBody): Promise<ImportedPrompt> {
+    const prepared = body.versions.map((v, i) => {
+      const content = toContent({ sections: v.sections, tools: v.tools });
+      const hash = contentHash(content);
+      if (hash !== v.version) {
+        throw badRequest(`versions[${i}].version: does not match the version's content, whose hash is ${hash}`);
+      }
+      const sections = withSectionIds(content.sections);
+      return {
+        hash,
+        message: v.message ?? null,
+        created_at: v.created_at,
+        saved_by: v.saved_by ?? scope.actor,
+        content,
+        sections,
+        document: versionDocument(sections, content.tools),
+      };
+    });
+    // Oldest first, so that the history reads as it did on the source whatever order the versions came in.
+    prepared.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+    const limit = planLimits(scope.plan).promptsPerProject;
+    const timestamp = now();
+    const id = body.id;
+
+    const result = await this.scoped(scope).transaction(async (tx) => {
+      let current = await tx.getPrompt(id);
+      let created = false;
+      if (!current) {
+        const latest = body.latest_version;
+        if (latest === undefined) throw badRequest("latest_version: required when the import creates the prompt");
+        if (!prepared.some((v) => v.hash === latest)) {
+          throw badRequest("latest_version: must be one of the versions sent when the import creates the prompt");
+        }
+        if (!(await tx.reservePromptSlot(limit))) {
+          throw new AppError(
+            "plan_limit",
+            `plan limit reached: the ${scope.plan} plan allows ${limit} prompts per project`,
+          );
+        }
+        current = {
+          id,
+          name: body.name,
+          description: body.description ?? "",
+          production_version: null,
+          latest_version: latest,
+          created_at: body.created_at ?? timestamp,
+          updated_at: timestamp,
+        };
+        if (!(await tx.insertPrompt(current)))
+          throw conflict(`id: a prompt with id ${id} was created meanwhile; retry`);
+        created = true;
+      }
+      // Locked like a save: a deletion or another import of this prompt is waited for, never half-seen.
+      await tx.lockPrompt(id);
+      let inserted = 0;
+      for (const version of prepared) if (await tx.insertVersion(id, version)) inserted++;
+
+      const held = async (field: string, hash: string) => {
+        if ((await tx.findHashesByPrefix(id, hash)).length === 0) {
+          throw badRequest(`${field}: prompt ${id} has no version ${hash}; send it in versions`);
+        }
+      };
+      const latest = body.latest_version ?? current.latest_version;
+      const production = body.production_version ?? current.production_version;
+      if (body.latest_version !== undefined) await held("latest_version", body.latest_version);
+      if (body.production_version !== undefined) await held("production_version", body.production_version);
+
+      const patch = {
+        ...(!created && latest !== current.latest_version ? { latest_version: latest } : {}),
+        ...(production !== current.production_version ? { production_version: production } : {}),
+        ...(!created && body.name !== current.name ? { name: body.name } : {}),
+        ...(!created && body.description !== undefined && body.description !== current.description
+          ? { description: body.description }
+          : {}),
+      };
+      const events: NewEvent[] = [];
+      if (created) events.push(event("prompt.created", id, latest, production, latest, timestamp));
+      else if (inserted > 0) events.push(event("prompt.version_saved", id, latest, production, latest, timestamp));
+      if (production !== current.production_version && production !== null) {
+        events.push(event("prompt.published", id, production, production, latest, timestamp));
+      }
+      const changed = created || inserted > 0 || Object.keys(patch).length > 0;
+      if (Object.keys(patch).length > 0) await tx.updatePrompt(id, { ...patch, updated_at: timestamp });
+      if (changed) {
+        await tx.recordEvents(events, this.sinks);
+        await tx.announceChange(id);
+      }
+      return {
+        id,
+        created,
+        versions_created: inserted,
+        versions_existing: prepared.length - inserted,
+        latest_version: latest,
+        production_version: production,
+        published: production !== current.production_version,
+        changed,
+      };
+    });
+    const { changed, ...imported } = result;
+    if (changed) this.changed(scope.projectId, id);
+    return imported;
   }
 
   private async requirePrompt(store: ProjectStore, promptId: string): Promise<PromptRow> {
@@ -391,6 +532,27 @@ function event(
   at: string,
 ): NewEvent {
   return { type, prompt_id: promptId, version, production_version: production, latest_version: latest, at };
+}
+
+/** An audit row for a change to one of the scope's prompts; `before` and `after` are version hashes. */
+function audited(
+  scope: Scope,
+  action: AuditAction,
+  promptId: string,
+  before: string | null,
+  after: string | null,
+  at: string,
+): NewAuditEntry {
+  return {
+    orgId: scope.orgId,
+    projectId: scope.projectId,
+    at,
+    actor: scope.actor,
+    action,
+    target: promptId,
+    before,
+    after,
+  };
 }
 
 /** The view every surface shares (REST shapes it further; MCP and the dashboard return it as is). */

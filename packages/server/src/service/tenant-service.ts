@@ -1,4 +1,5 @@
 import type { Change } from "@promptstore/core/change";
+import { DEFAULT_KEY_SCOPE, type KeyScope } from "@promptstore/core/key-scopes";
 import type { PlanName } from "@promptstore/core/plans";
 import type { ApiKeyInfo, KeyGrant, Organization, Project, TenantStore } from "../store/tenants.js";
 import type { ChangeBus } from "./change-bus.js";
@@ -7,7 +8,9 @@ import type { ChangeBus } from "./change-bus.js";
  * Organizations, plans, projects and keys. Changes that narrow access (revoking a key, changing a plan)
  * are announced, to this process's caches and to every other instance (`announce`, which resolves once
  * they have all dropped what they held), so every key cache drops what it held before the change answers.
- * The CLI runs this too, so a revocation from the command line reaches running servers.
+ * The CLI runs this too, so a revocation from the command line reaches running servers. Key creation and
+ * revocation and plan changes are written to the audit trail in their own transaction, with `actor`
+ * (`user:<e-mail>` from the dashboard, `cli` from the command line; `system` when none is given).
  */
 export class TenantService {
   constructor(
@@ -33,8 +36,8 @@ export class TenantService {
     return this.store.createOrganization(name, plan);
   }
 
-  async setPlan(orgId: string, plan: PlanName): Promise<void> {
-    await this.store.setPlan(orgId, plan);
+  async setPlan(orgId: string, plan: PlanName, actor = "system"): Promise<void> {
+    await this.store.setPlan(orgId, plan, actor);
     await this.changed();
   }
 
@@ -42,14 +45,20 @@ export class TenantService {
     return this.store.createProject(orgId, name);
   }
 
-  createApiKey(projectId: string): Promise<ApiKeyInfo & { key: string }> {
-    return this.store.createApiKey(projectId);
+  createApiKey(
+    projectId: string,
+    options: { scope?: KeyScope; actor?: string } = {},
+  ): Promise<ApiKeyInfo & { key: string }> {
+    return this.store.createApiKey(projectId, options.scope ?? DEFAULT_KEY_SCOPE, options.actor ?? "system");
   }
 
   /** Within `projectId` when given: a key of another project is then not found. */
-  async revokeApiKey(keyId: string, projectId?: string): Promise<ApiKeyInfo | undefined> {
-    const revoked = await this.store.revokeApiKey(keyId, projectId);
-    if (revoked) await this.changed();
-    return revoked;
+  async revokeApiKey(
+    keyId: string,
+    options: { projectId?: string; actor?: string } = {},
+  ): Promise<ApiKeyInfo | undefined> {
+    const result = await this.store.revokeApiKey(keyId, options.actor ?? "system", options.projectId);
+    if (result?.revoked) await this.changed();
+    return result?.key;
   }
 }

@@ -22,6 +22,8 @@ export interface Store {
   readonly dialect: DialectName;
   /** A URL without credentials, for logs. */
   readonly location: string;
+  /** The connections the store holds and how they are used, for the metrics. */
+  poolUsage(): PoolUsage;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,17 @@ function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, "//***@");
 }
 
+export interface PoolUsage {
+  /** The most connections the pool may open (1 on SQLite: one connection, one statement at a time). */
+  max: number;
+  /** Connections open now. */
+  open: number;
+  /** Open and not lent out; undefined where the driver does not say (SQLite). */
+  idle?: number;
+  /** Queries waiting for a connection; undefined where the driver does not say (SQLite). */
+  waiting?: number;
+}
+
 export interface StoreOptions {
   poolSize?: number;
   /** How long a write waits for the other instances to drop what it made stale (PostgreSQL). */
@@ -45,9 +58,9 @@ export interface StoreOptions {
 export async function openStore(databaseUrl: string | undefined, options: StoreOptions = {}): Promise<Store> {
   const dialect = dialectOf(databaseUrl);
   const location = databaseUrl || DEFAULT_SQLITE_PATH;
-  const db = new Kysely<Database>({
-    dialect: dialect === "postgres" ? postgresDialect(location, options.poolSize ?? 10) : sqliteDialect(location),
-  });
+  const postgres = dialect === "postgres" ? postgresDialect(location, options.poolSize ?? 10) : undefined;
+  const db = new Kysely<Database>({ dialect: postgres?.dialect ?? sqliteDialect(location) });
+  const pool = postgres?.pool;
   const channel =
     dialect === "postgres"
       ? postgresChannel(location, { timeoutMs: options.invalidationTimeoutMs ?? DEFAULT_INVALIDATION_TIMEOUT_MS })
@@ -59,6 +72,10 @@ export async function openStore(databaseUrl: string | undefined, options: StoreO
     channel,
     events: new EventStore(db, dialect),
     location: redact(location),
+    poolUsage: () =>
+      pool
+        ? { max: pool.options.max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }
+        : { max: 1, open: 1 },
     close: async () => {
       await channel.close();
       await db.destroy();

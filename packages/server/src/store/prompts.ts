@@ -1,6 +1,7 @@
 import type { Content, SectionWithId, Tool } from "@promptstore/core/content";
 import type { PromptEvent } from "@promptstore/core/events";
 import type { Kysely } from "kysely";
+import { type NewAuditEntry, recordAudit } from "./audit.js";
 import type { Announcement, ChangeChannel } from "./change-channel.js";
 import type { CompiledQueries } from "./compiled-queries.js";
 import type { EventStore, NewEvent } from "./events.js";
@@ -156,6 +157,11 @@ export class ProjectStore {
     const recorded = await this.events.append(this.db, this.projectId, events);
     if (recorded.length > 0) for (const sink of sinks) await sink(this.db, this.projectId, recorded);
     return recorded;
+  }
+
+  /** Writes audit rows with this store's connection: inside a transaction, they are kept exactly when it is. */
+  async recordAudit(entries: NewAuditEntry[]): Promise<void> {
+    await recordAudit(this.db, entries);
   }
 
   /** Tells other instances that this prompt changed, when (and only if) the current transaction commits. */

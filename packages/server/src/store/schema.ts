@@ -1,3 +1,4 @@
+import type { KeyScope } from "@promptstore/core/key-scopes";
 import type { Generated } from "kysely";
 
 /** Row types of every table, as Kysely sees them. Timestamps are ISO 8601 strings in both dialects. */
@@ -26,6 +27,20 @@ export interface ApiKeysTable {
   revoked_at: string | null;
   /** Written at most once a minute per key and instance: a read must not pay for a write. */
   last_used_at: string | null;
+  scope: KeyScope;
+}
+
+export interface AuditLogTable {
+  id: Generated<number | string>;
+  org_id: string;
+  /** Null for an organization's change (a plan change), shown in each of its projects' trails. */
+  project_id: string | null;
+  at: string;
+  actor: string;
+  action: string;
+  target: string;
+  before: string | null;
+  after: string | null;
 }
 
 export interface PromptsTable {
@@ -175,4 +190,5 @@ export interface Database {
   event_horizon: EventHorizonTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  audit_log: AuditLogTable;
 }

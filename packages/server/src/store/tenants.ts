@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "@promptstore/core/hash";
+import type { KeyScope } from "@promptstore/core/key-scopes";
 import type { PlanName } from "@promptstore/core/plans";
 import type { Kysely } from "kysely";
+import { recordAudit } from "./audit.js";
 import { newId, now } from "./ids.js";
 import type { Database } from "./schema.js";
 
@@ -23,6 +25,7 @@ export interface ApiKeyInfo {
   id: string;
   project_id: string;
   prefix: string;
+  scope: KeyScope;
   created_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
@@ -35,12 +38,14 @@ export interface KeyGrant {
   projectName: string;
   orgId: string;
   plan: string;
+  /** What the key may do. */
+  access: KeyScope;
   /** Who acts with this key, as recorded with what it saves: `key:<prefix>`. */
   actor: string;
 }
 
 const KEY_PREFIX_LENGTH = 12;
-const KEY_COLUMNS = ["id", "project_id", "prefix", "created_at", "revoked_at", "last_used_at"] as const;
+const KEY_COLUMNS = ["id", "project_id", "prefix", "scope", "created_at", "revoked_at", "last_used_at"] as const;
 
 export const hashApiKey = (key: string): string => sha256Hex(key);
 
@@ -68,8 +73,25 @@ export class TenantStore {
       .executeTakeFirst();
   }
 
-  async setPlan(orgId: string, plan: PlanName): Promise<void> {
-    await this.db.updateTable("organizations").set({ plan }).where("id", "=", orgId).execute();
+  /** Changes the plan and records it in the audit trail, in one transaction; a plan set again is no change. */
+  async setPlan(orgId: string, plan: PlanName, actor: string): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const before = await tx.selectFrom("organizations").select("plan").where("id", "=", orgId).executeTakeFirst();
+      if (!before || before.plan === plan) return;
+      await tx.updateTable("organizations").set({ plan }).where("id", "=", orgId).execute();
+      await recordAudit(tx, [
+        {
+          orgId,
+          projectId: null,
+          at: now(),
+          actor,
+          action: "plan.changed",
+          target: orgId,
+          before: before.plan,
+          after: plan,
+        },
+      ]);
+    });
   }
 
   async createProject(orgId: string, name: string): Promise<Project> {
@@ -96,19 +118,42 @@ export class TenantStore {
       .execute();
   }
 
-  /** Creates a key; the plain key is returned this once and only its SHA-256 is stored. */
-  async createApiKey(projectId: string): Promise<ApiKeyInfo & { key: string }> {
+  /**
+   * Creates a key and its audit row in one transaction; the plain key is returned this once and only its
+   * SHA-256 is stored.
+   */
+  async createApiKey(projectId: string, scope: KeyScope, actor: string): Promise<ApiKeyInfo & { key: string }> {
     const key = `ps_${randomBytes(32).toString("base64url")}`;
     const info = {
       id: newId("key"),
       project_id: projectId,
       prefix: key.slice(0, KEY_PREFIX_LENGTH),
+      scope,
       created_at: now(),
     };
-    await this.db
-      .insertInto("api_keys")
-      .values({ ...info, key_hash: hashApiKey(key), revoked_at: null })
-      .execute();
+    await this.db.transaction().execute(async (tx) => {
+      const project = await tx
+        .selectFrom("projects")
+        .select("org_id")
+        .where("id", "=", projectId)
+        .executeTakeFirstOrThrow();
+      await tx
+        .insertInto("api_keys")
+        .values({ ...info, key_hash: hashApiKey(key), revoked_at: null })
+        .execute();
+      await recordAudit(tx, [
+        {
+          orgId: project.org_id,
+          projectId,
+          at: info.created_at,
+          actor,
+          action: "key.created",
+          target: info.id,
+          before: null,
+          after: scope,
+        },
+      ]);
+    });
     return { ...info, revoked_at: null, last_used_at: null, key };
   }
 
@@ -126,17 +171,46 @@ export class TenantStore {
    * Returns undefined when no key has that id (within `projectId`, when given); revoking twice keeps the
    * first revocation time.
    */
-  async revokeApiKey(keyId: string, projectId?: string): Promise<ApiKeyInfo | undefined> {
-    let update = this.db
-      .updateTable("api_keys")
-      .set({ revoked_at: now() })
-      .where("id", "=", keyId)
-      .where("revoked_at", "is", null);
-    if (projectId !== undefined) update = update.where("project_id", "=", projectId);
-    await update.execute();
-    let select = this.db.selectFrom("api_keys").select(KEY_COLUMNS).where("id", "=", keyId);
-    if (projectId !== undefined) select = select.where("project_id", "=", projectId);
-    return select.executeTakeFirst();
+  async revokeApiKey(
+    keyId: string,
+    actor: string,
+    projectId?: string,
+  ): Promise<{ key: ApiKeyInfo; revoked: boolean } | undefined> {
+    return this.db.transaction().execute(async (tx) => {
+      const at = now();
+      let update = tx
+        .updateTable("api_keys")
+        .set({ revoked_at: at })
+        .where("id", "=", keyId)
+        .where("revoked_at", "is", null);
+      if (projectId !== undefined) update = update.where("project_id", "=", projectId);
+      const updated = await update.executeTakeFirst();
+      let select = tx.selectFrom("api_keys").select(KEY_COLUMNS).where("id", "=", keyId);
+      if (projectId !== undefined) select = select.where("project_id", "=", projectId);
+      const key = await select.executeTakeFirst();
+      if (!key) return undefined;
+      const revoked = Number(updated.numUpdatedRows) > 0;
+      if (revoked) {
+        const project = await tx
+          .selectFrom("projects")
+          .select("org_id")
+          .where("id", "=", key.project_id)
+          .executeTakeFirstOrThrow();
+        await recordAudit(tx, [
+          {
+            orgId: project.org_id,
+            projectId: key.project_id,
+            at,
+            actor,
+            action: "key.revoked",
+            target: key.id,
+            before: key.scope,
+            after: "revoked",
+          },
+        ]);
+      }
+      return { key, revoked };
+    });
   }
 
   async touchApiKey(keyId: string, at: string): Promise<void> {
@@ -163,6 +237,7 @@ export class TenantStore {
       .select([
         "k.id as keyId",
         "k.prefix",
+        "k.scope as access",
         "p.id as projectId",
         "p.name as projectName",
         "o.id as orgId",

@@ -31,6 +31,58 @@ describe.each(DATABASES)("promptstore admin commands ($name)", (database) => {
     expect((await json("key", "list", created.project.id))[1].revoked_at).toBe(revoked.revoked_at);
   });
 
+  it("creates scoped keys (publish by default) and lists each key's scope and last use", async () => {
+    await json("org", "create", "acme");
+    const created = await json("project", "create", "acme", "Web");
+    expect(created.key.scope).toBe("publish");
+    const read = await json("key", "create", "Web", "--scope", "read");
+    const write = await json("key", "create", "Web", "--scope", "write");
+    expect([read.scope, write.scope]).toEqual(["read", "write"]);
+    const listed = await json("key", "list", "Web");
+    expect(listed.map((k: { scope: string; last_used_at: null }) => [k.scope, k.last_used_at])).toEqual([
+      ["publish", null],
+      ["read", null],
+      ["write", null],
+    ]);
+    const human = await cli(db.url, ["key", "create", "Web", "--scope", "read"]);
+    expect(human.stdout).toMatch(/^API key key_[0-9a-f]+, scope read \(shown once, store it now\): ps_\S+\n$/);
+    const lines = (await cli(db.url, ["key", "list", "Web"])).stdout.trim().split("\n");
+    expect(lines[1]).toBe(`${read.id}  ${read.prefix}…  read     created ${read.created_at}  last used never`);
+    const bad = await cli(db.url, ["key", "create", "Web", "--scope", "admin"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe("error: scope: must be one of read, write, publish\n");
+  });
+
+  it("records its changes in the audit trail as cli, and shows the trail with audit <project>", async () => {
+    await json("org", "create", "acme");
+    const created = await json("project", "create", "acme", "Web");
+    const read = await json("key", "create", "Web", "--scope", "read");
+    await json("org", "set-plan", "acme", "pro");
+    await json("key", "revoke", read.id);
+    const page = await json("audit", "Web");
+    expect(page.next_cursor).toBeNull();
+    expect(page.entries.map((e: Record<string, unknown>) => [e.actor, e.action, e.target, e.before, e.after])).toEqual([
+      ["cli", "key.revoked", read.id, "read", "revoked"],
+      ["cli", "plan.changed", created.project.org_id, "free", "pro"],
+      ["cli", "key.created", read.id, null, "read"],
+      ["cli", "key.created", created.key.id, null, "publish"],
+    ]);
+    const first = await json("audit", created.project.id, "--limit", "3");
+    expect(first.entries).toEqual(page.entries.slice(0, 3));
+    const rest = await json("audit", "Web", "--limit", "3", "--cursor", first.next_cursor);
+    expect(rest).toEqual({ entries: page.entries.slice(3), next_cursor: null });
+
+    const human = await cli(db.url, ["audit", "Web", "--limit", "1"]);
+    expect(human.stdout).toBe(
+      `${page.entries[0].at}  key.revoked       ${read.id}  read -> revoked  by cli\nmore: --cursor ${
+        (await json("audit", "Web", "--limit", "1")).next_cursor
+      }\n`,
+    );
+    const bad = await cli(db.url, ["audit", "Web", "--limit", "0"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe("error: limit: must be a whole number from 1 to 100\n");
+  });
+
   it("prints human-readable output without --json, the key once", async () => {
     await cli(db.url, ["org", "create", "acme"]);
     const res = await cli(db.url, ["project", "create", "acme", "Web"]);

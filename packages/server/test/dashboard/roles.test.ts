@@ -72,6 +72,18 @@ const ACTIONS: Action[] = [
     run: (b, t, ctx) => b.call("DELETE", `/api/dashboard/projects/${t.project.projectId}/keys/${ctx.keyId}`),
   },
   {
+    name: "create a read key",
+    needs: "admin",
+    ok: 201,
+    run: (b, t) => b.call("POST", `/api/dashboard/projects/${t.project.projectId}/keys`, { body: { scope: "read" } }),
+  },
+  {
+    name: "read the audit trail",
+    needs: "admin",
+    ok: 200,
+    run: (b, t) => b.call("GET", `/api/dashboard/projects/${t.project.projectId}/audit`),
+  },
+  {
     name: "create a project",
     needs: "admin",
     ok: 201,
@@ -113,6 +125,7 @@ async function snapshot(t: TestApp) {
     prompts: await db.selectFrom("prompts").selectAll().orderBy("id").execute(),
     versions: await db.selectFrom("versions").select(["prompt_id", "hash"]).orderBy("hash").execute(),
     keys: await db.selectFrom("api_keys").selectAll().orderBy("id").execute(),
+    audit: await db.selectFrom("audit_log").selectAll().orderBy("id").execute(),
     projects: await db.selectFrom("projects").select(["id", "name"]).orderBy("id").execute(),
     memberships: await db.selectFrom("memberships").selectAll().orderBy("user_id").execute(),
   };

@@ -17,6 +17,7 @@ describe.each(DATABASES)("dashboard project settings ($name)", (database) => {
       expect(view).toEqual({
         id: expect.stringMatching(/^key_/),
         prefix: key.slice(0, 12),
+        scope: "publish",
         created_at: expect.any(String),
         last_used_at: null,
         revoked_at: null,

@@ -208,7 +208,7 @@ describe.each(DATABASES)("GET /api/v2/events ($name)", (database) => {
     const reader = await stream();
     await ready(reader);
     // Written straight to the database, as another process would: no change is announced to this one.
-    await new TenantStore(t.store.db).revokeApiKey(t.project.keyId);
+    await new TenantStore(t.store.db).revokeApiKey(t.project.keyId, "test");
     await reader.ended;
     expect(t.app.hub.size).toBe(0);
   });

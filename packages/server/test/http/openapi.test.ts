@@ -17,7 +17,9 @@ describe("OpenAPI document", () => {
     const doc = res.body;
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual([
+      "/api/v2/audit",
       "/api/v2/events",
+      "/api/v2/import",
       "/api/v2/prompts",
       "/api/v2/prompts/{id}",
       "/api/v2/prompts/{id}/publish",
@@ -67,7 +69,7 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/api/v2/prompts/{id}/versions"].get.responses).not.toHaveProperty("304");
   });
 
-  it("describes the deletion: no body, { id, deleted: true }, 404 for an unknown prompt", async () => {
+  it("describes the deletion: no body, { id, deleted: true }, 403 for a key without publish, 404 for an unknown prompt", async () => {
     const doc = (await t.request("GET", "/api/v2/openapi.json", { key: null })).body;
     const remove = doc.paths["/api/v2/prompts/{id}"].delete;
     expect(remove.requestBody).toBeUndefined();
@@ -75,6 +77,6 @@ describe("OpenAPI document", () => {
     const data = remove.responses["200"].content["application/json"].schema.properties.data;
     expect(data.required).toEqual(["id", "deleted"]);
     expect(data.properties.deleted.const).toBe(true);
-    expect(Object.keys(remove.responses).sort()).toEqual(["200", "401", "404", "429"]);
+    expect(Object.keys(remove.responses).sort()).toEqual(["200", "401", "403", "404", "429"]);
   });
 });

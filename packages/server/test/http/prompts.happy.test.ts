@@ -219,6 +219,21 @@ describe.each(DATABASES)("v2 prompts, happy paths ($name)", (database) => {
       expect(after.created_at).toBe(before.created_at);
     });
 
+    it("a publish moves updated_at to the publish's time, in every read and the list", async () => {
+      await t.request("POST", "/api/v2/prompts", { body: promptBody(1) });
+      const created = (await t.request("GET", "/api/v2/prompts/prompt-1")).body.data.updated_at;
+      await new Promise((r) => setTimeout(r, 5));
+      const start = new Date().toISOString();
+      expect((await t.request("POST", "/api/v2/prompts/prompt-1/publish", { body: {} })).status).toBe(200);
+      const end = new Date().toISOString();
+      const read = (await t.request("GET", "/api/v2/prompts/prompt-1")).body.data;
+      expect(read.updated_at > created).toBe(true);
+      expect(read.updated_at >= start && read.updated_at <= end, `${start} ≤ ${read.updated_at} ≤ ${end}`).toBe(true);
+      expect(read.created_at).toBe(created);
+      const listed = (await t.request("GET", "/api/v2/prompts")).body.data.prompts[0];
+      expect(listed.updated_at).toBe(read.updated_at);
+    });
+
     it("a new version moves updated_at", async () => {
       await t.request("POST", "/api/v2/prompts", { body: promptBody(1) });
       const before = (await t.request("GET", "/api/v2/prompts/prompt-1")).body.data.updated_at;

@@ -108,11 +108,78 @@ describe.each(DATABASES)("v2 prompts, security ($name)", (database) => {
         key: other.key,
       });
       expect(res.status).toBe(201);
-      const mine = (await t.request("GET", "/api/v2/prompts/shared?guard=false")).body.data.prompt;
-      const theirs = (await t.request("GET", "/api/v2/prompts/shared?guard=false", { key: other.key })).body.data
-        .prompt;
-      expect(mine).toContain("number 1");
-      expect(theirs).toContain("number 2");
+      // Exact answers: a read that merged both projects' rows would still contain each one's text.
+      const read = async (key: string) => {
+        const { data } = (await t.request("GET", "/api/v2/prompts/shared?guard=false", { key })).body;
+        return { prompt: data.prompt, sections: data.sections.map((s: any) => [s.title, s.content]) };
+      };
+      expect(await read(t.key)).toEqual({
+        prompt:
+          "<Role>\nYou are assistant number 1 for {{ company }}.\n</Role>\n\n<Output_Format>\nAnswer in {{ language }}.\n</Output_Format>",
+        sections: [
+          ["Role", "You are assistant number 1 for {{ company }}."],
+          ["Output Format", "Answer in {{ language }}."],
+        ],
+      });
+      expect(await read(other.key)).toEqual({
+        prompt:
+          "<Role>\nYou are assistant number 2 for {{ company }}.\n</Role>\n\n<Output_Format>\nAnswer in {{ language }}.\n</Output_Format>",
+        sections: [
+          ["Role", "You are assistant number 2 for {{ company }}."],
+          ["Output Format", "Answer in {{ language }}."],
+        ],
+      });
+    });
+
+    it("the same id and the same content in two projects: each reads exactly its own, old documents too", async () => {
+      const other = await t.newProject();
+      const body = { id: "shared", name: "Same", markdown: "# Role\nSame {{ x }}." };
+      const mine = await t.request("POST", "/api/v2/prompts", { body: { ...body, publish: true } });
+      const theirs = await t.request("POST", "/api/v2/prompts", { body, key: other.key });
+      // Same content, same hash: only the project tells the rows apart.
+      expect(theirs.body.data.version).toBe(mine.body.data.version);
+      const hash = mine.body.data.version;
+      const expected = (production: string | null) => ({
+        id: "shared",
+        name: "Same",
+        sections: [{ title: "Role", content: "Same {{ x }}.", enabled: true }],
+        prompt: "<Role>\nSame {{ x }}.\n</Role>",
+        variables: ["x"],
+        version: hash,
+        production_version: production,
+      });
+      const pick = (d: any) => ({
+        id: d.id,
+        name: d.name,
+        sections: d.sections.map(({ title, content, enabled }: any) => ({ title, content, enabled })),
+        prompt: d.prompt,
+        variables: d.variables,
+        version: d.version,
+        production_version: d.production_version,
+      });
+      for (let round = 0; round < 2; round++) {
+        for (const [key, production] of [
+          [t.key, hash],
+          [other.key, null],
+        ] as const) {
+          for (const url of [
+            "/api/v2/prompts/shared?guard=false",
+            `/api/v2/prompts/shared?guard=false&version=${hash}`,
+          ]) {
+            const res = await t.request("GET", url, { key });
+            expect(pick(res.body.data), url).toEqual(expected(production));
+          }
+          const versions = (await t.request("GET", "/api/v2/prompts/shared/versions", { key })).body.data;
+          expect(versions.versions.map((v: any) => v.version)).toEqual([hash]);
+          expect(versions.production_version).toBe(production);
+        }
+        // Versions saved before documents existed are read from their rows: the same must hold then.
+        await t.store.db
+          .updateTable("versions")
+          .set({ text_json: null, variables_json: null, sections_json: null, tools_json: null })
+          .execute();
+        t.app.bus.publish({ kind: "reset" });
+      }
     });
 
     it("the plan limit counts per project", async () => {

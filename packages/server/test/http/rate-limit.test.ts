@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { promptBody, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
+import { dumpStore } from "../support/fuzz.js";
 
 describe.each(DATABASES)("per-organization rate limits ($name)", (database) => {
   const t = useTestApp(database);
@@ -24,13 +25,14 @@ describe.each(DATABASES)("per-organization rate limits ($name)", (database) => {
 
   it("the 61st request in a minute is 429 with Retry-After equal to X-RateLimit-Reset", async () => {
     for (let n = 0; n < 60; n++) expect((await t.request("GET", "/api/v2/prompts")).status).toBe(200);
+    const before = await dumpStore(t.store);
     const refused = await t.request("POST", "/api/v2/prompts", { body: promptBody(1) });
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({ success: false, error: expect.stringMatching(/^rate limit exceeded/) });
     expect(refused.headers["x-ratelimit-remaining"]).toBe("0");
     expect(refused.headers["retry-after"]).toBe(refused.headers["x-ratelimit-reset"]);
-    // Nothing was written by the refused create.
-    expect((await t.request("GET", "/api/v2/prompts", { key: (await t.newProject()).key })).status).toBe(200);
+    // Nothing was written by the refused create: every table as it was.
+    expect(await dumpStore(t.store)).toBe(before);
   });
 
   it("two projects of one organization share the budget; another organization is unaffected", async () => {
@@ -50,6 +52,20 @@ describe.each(DATABASES)("per-organization rate limits ($name)", (database) => {
     const v1 = await t.request("GET", "/api/v1/prompts/prompt-1");
     expect(v1.headers["x-ratelimit-remaining"]).toBe("58");
     expect((await t.request("GET", "/api/v2/prompts")).headers["x-ratelimit-remaining"]).toBe("57");
+  });
+
+  it("pro allows exactly 1000 a minute: the 1001st is 429", async () => {
+    const pro = await t.newProject({ plan: "pro" });
+    for (let n = 0; n < 1000; n++) {
+      const res = await t.request("GET", "/api/v2/prompts", { key: pro.key });
+      if (res.status !== 200) throw new Error(`request ${n + 1} of 1000: ${res.status}`);
+      if (n === 999) expect(res.headers["x-ratelimit-remaining"]).toBe("0");
+    }
+    const refused = await t.request("GET", "/api/v2/prompts", { key: pro.key });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatch(
+      /^rate limit exceeded: the pro plan allows 1000 requests per minute; retry in \d+ s$/,
+    );
   });
 
   it("pro allows 1000 a minute and unlimited sends no budget at all", async () => {

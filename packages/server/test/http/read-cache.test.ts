@@ -101,6 +101,39 @@ describe.each(DATABASES)("a reset, as after a lost change channel ($name)", (dat
 });
 
 describe("with the cache off (PROMPTSTORE_READ_CACHE=false)", () => {
+  /**
+   * A rename written straight into the database reaches no cache: only a read that goes to the database
+   * sees it. With the cache on, the second read is the cached answer (so the test can tell); off, it is new.
+   */
+  async function secondReadAfterDirectRename(cacheOn: boolean): Promise<string[]> {
+    const t = await testApp(DATABASES[0]!, { PROMPTSTORE_READ_CACHE: cacheOn });
+    try {
+      await t.request("POST", "/api/v2/prompts", { body: promptBody(1, { publish: true }) });
+      const names = [];
+      for (const url of ["/api/v2/prompts/prompt-1", "/api/v1/prompts/prompt-1"]) {
+        names.push((await t.request("GET", url)).body.data.name);
+      }
+      await t.store.db.updateTable("prompts").set({ name: "Renamed behind the service" }).execute();
+      for (const url of ["/api/v2/prompts/prompt-1", "/api/v1/prompts/prompt-1"]) {
+        names.push((await t.request("GET", url)).body.data.name);
+      }
+      return names;
+    } finally {
+      await t.close();
+    }
+  }
+
+  it("every read goes to the database", async () => {
+    expect(await secondReadAfterDirectRename(false)).toEqual([
+      "Prompt 1",
+      "Prompt 1",
+      "Renamed behind the service",
+      "Renamed behind the service",
+    ]);
+    // The control: on, the same sequence serves the cached answers.
+    expect(await secondReadAfterDirectRename(true)).toEqual(["Prompt 1", "Prompt 1", "Prompt 1", "Prompt 1"]);
+  });
+
   it("reads still answer and follow publishes", async () => {
     const t = await testApp(DATABASES[0]!, { PROMPTSTORE_READ_CACHE: false });
     try {

@@ -64,7 +64,14 @@ describe.each(DATABASES)("version documents ($name)", (database) => {
 
   const scopeRead = (id: string, version: string, guard: boolean) =>
     t.app.service.read(
-      { projectId: project.projectId, projectName: "", orgId: project.orgId, plan: "unlimited", actor: "test" },
+      {
+        projectId: project.projectId,
+        projectName: "",
+        orgId: project.orgId,
+        plan: "unlimited",
+        actor: "test",
+        access: "publish",
+      },
       id,
       { version, guard },
     );

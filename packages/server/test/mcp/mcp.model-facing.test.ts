@@ -124,7 +124,8 @@ describe.each(DATABASES)("MCP as a model and an operator see it ($name)", (datab
       expect.objectContaining({
         level: 40,
         msg: "MCP client sent a request it should not have",
-        reason: expect.stringMatching(/^Rejected inbound request \(invalid-json-rpc-body\)/),
+        status: 400,
+        reason: "Bad Request: the request body is not a valid JSON-RPC message",
       }),
     ]);
     expect(JSON.stringify(mcpLines)).not.toContain("stack");

@@ -31,7 +31,11 @@ describe.each(DATABASES)("SIGKILL during writes ($name)", (database: TestDatabas
     }
 
     const answered: { id: string; version: string; sections: number; tools: number }[] = [];
+    const published: { id: string; version: string }[] = [];
+    /** What a writer saw that it should not have: a status other than success, or an error while the server lived. */
+    const unexpected: string[] = [];
     let stop = false;
+    let killed = false;
     const writer = async (worker: number) => {
       for (let n = 0; !stop; n++) {
         const id = prompts[(worker + n) % prompts.length]!;
@@ -48,19 +52,28 @@ describe.each(DATABASES)("SIGKILL during writes ($name)", (database: TestDatabas
         };
         try {
           const res = await send("PUT", `/api/v2/prompts/${id}`, body);
-          if (res.status === 200)
-            answered.push({ id, version: res.body.data.version, sections: sectionCount, tools: tools.length });
-          if (n % 5 === 4) await send("POST", `/api/v2/prompts/${id}/publish`, {});
-        } catch {
-          return; // the server is gone
+          if (res.status !== 200) unexpected.push(`save ${id}: ${res.status} ${JSON.stringify(res.body)}`);
+          else answered.push({ id, version: res.body.data.version, sections: sectionCount, tools: tools.length });
+          if (n % 5 === 4) {
+            const pub = await send("POST", `/api/v2/prompts/${id}/publish`, {});
+            if (pub.status !== 200) unexpected.push(`publish ${id}: ${pub.status} ${JSON.stringify(pub.body)}`);
+            else published.push({ id, version: pub.body.data.version });
+          }
+        } catch (error) {
+          // Only the kill may end a writer: a connection that failed while the server lived is a finding.
+          if (!killed) unexpected.push(`${id}: ${error}`);
+          return;
         }
       }
     };
     const writers = [0, 1, 2, 3].map(writer);
     await new Promise((r) => setTimeout(r, 700));
+    killed = true;
     await env.server!.stop("SIGKILL");
     stop = true;
     await Promise.all(writers);
+    expect(unexpected).toEqual([]);
+    expect(published.length).toBeGreaterThan(0);
     expect(answered.length).toBeGreaterThan(10);
 
     // Restart on the same database: every answered save is there, whole.
@@ -73,6 +86,14 @@ describe.each(DATABASES)("SIGKILL during writes ($name)", (database: TestDatabas
       const data = ((await res.json()) as any).data;
       expect(data.sections).toHaveLength(save.sections);
       expect(data.tools?.length ?? 0).toBe(save.tools);
+    }
+
+    // Every answered publish names a version that is there.
+    for (const pub of published) {
+      const res = await fetch(`${env.server!.url}/api/v2/prompts/${pub.id}?version=${pub.version}`, {
+        headers: { "x-api-key": key },
+      });
+      expect(res.status, `published ${pub.id}@${pub.version}`).toBe(200);
     }
 
     // No version without its sections, no tool count that disagrees with its tools, no dangling pointer.

@@ -1,3 +1,4 @@
+import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { startServer, useBinaryDatabase } from "../support/binary.js";
 import { DATABASES, type TestDatabase } from "../support/databases.js";
@@ -55,5 +56,32 @@ describe.each(DATABASES)("graceful shutdown on SIGTERM ($name)", (database: Test
       });
       expect(res.status).toBe(200);
     }
+  });
+
+  it("closes a connection still busy at PROMPTSTORE_SHUTDOWN_TIMEOUT_MS and exits", async () => {
+    env.server = await startServer(env.url, { PROMPTSTORE_SHUTDOWN_TIMEOUT_MS: "500" });
+    const key: string = env.server!.events.find((e) => e.event === "bootstrap")?.key.key;
+    const { port } = new URL(env.server!.url);
+    // A body that never finishes: the request stays in flight for as long as the server lets it.
+    const socket = net.connect(Number(port), "127.0.0.1");
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    socket.on("error", () => {});
+    await new Promise<void>((resolve) => socket.on("connect", () => resolve()));
+    socket.write(
+      `POST /api/v2/prompts HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${key}\r\n` +
+        'content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"name":',
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    expect(await env.server!.stop("SIGTERM")).toBe(0);
+    const took = Date.now() - started;
+    await closed;
+    // The deadline fired (and said so), not a drain that happened to finish: 500 ms, not never.
+    expect(took).toBeGreaterThanOrEqual(450);
+    expect(took).toBeLessThan(5_000);
+    expect(env.server!.logs.map((l) => l.msg)).toContain(
+      "shutdown deadline reached: closing the remaining connections",
+    );
+    env.server = undefined;
   });
 });

@@ -10,6 +10,7 @@ const grant: KeyGrant = {
   orgId: "org_1",
   plan: "free",
   actor: "key:ps_123",
+  access: "publish",
 };
 
 describe("key cache", () => {

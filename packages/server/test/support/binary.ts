@@ -41,6 +41,8 @@ export interface RunningServer {
   events: Record<string, any>[];
   /** Its log lines so far (LOG_LEVEL=warn unless told). */
   logs: Record<string, any>[];
+  /** Everything it wrote so far, stdout then stderr. */
+  output(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -53,10 +55,15 @@ export function startServer(databaseUrl: string, env: Record<string, string> = {
   const events: Record<string, any>[] = [];
   const logs: Record<string, any>[] = [];
   let stderr = "";
+  let stdout = "";
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  // "close", not "exit": by then everything it wrote has been read (pino writes asynchronously).
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     let buffer = "";
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 20_000);
@@ -79,6 +86,7 @@ export function startServer(databaseUrl: string, env: Record<string, string> = {
             process: child,
             events,
             logs,
+            output: () => stdout + stderr,
             async stop(signal = "SIGTERM") {
               if (child.exitCode === null) child.kill(signal);
               return exited;

@@ -27,9 +27,10 @@ export async function openEventStream(
   baseUrl: string,
   key: string,
   headers: Record<string, string> = {},
+  query = "",
 ): Promise<EventStreamReader> {
   const abort = new AbortController();
-  const res = await fetch(`${baseUrl}/api/v2/events`, {
+  const res = await fetch(`${baseUrl}/api/v2/events${query}`, {
     headers: { "x-api-key": key, ...headers },
     signal: abort.signal,
   });

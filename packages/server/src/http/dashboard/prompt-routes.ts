@@ -4,13 +4,14 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AccountService } from "../../service/account-service.js";
 import type { PromptService } from "../../service/prompt-service.js";
 import { ok } from "../envelope.js";
-import { promptIdParam } from "../routes/params.js";
+import { promptIdParam, storableIdParam } from "../routes/params.js";
 import { parseInput } from "../validate.js";
 import { userOf } from "./session-auth.js";
 
 const PREFIX = "/api/dashboard/projects/:projectId";
 
-export const projectIdParam = (request: FastifyRequest): string => (request.params as { projectId: string }).projectId;
+export const projectIdParam = (request: FastifyRequest): string =>
+  storableIdParam(request.params, "projectId", "project");
 
 /**
  * The prompt screens' API: the same PromptService and the same schemas as REST, reached through a

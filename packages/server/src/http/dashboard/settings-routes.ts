@@ -1,7 +1,9 @@
+import { auditQuery } from "@promptstore/core/audit";
 import {
   type ApiKeyView,
   addMemberBody,
   changeRoleBody,
+  createKeyBody,
   createProjectBody,
   type UsageView,
 } from "@promptstore/core/dashboard";
@@ -10,30 +12,39 @@ import { planLimits } from "@promptstore/core/plans";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RateLimiter } from "../../ratelimit/limiter.js";
 import type { AccountService } from "../../service/account-service.js";
+import type { AuditService } from "../../service/audit-service.js";
 import type { TenantService } from "../../service/tenant-service.js";
 import type { ApiKeyInfo } from "../../store/tenants.js";
 import { ok } from "../envelope.js";
 import { RATE_WINDOW_SECONDS, rateLimitKey } from "../rate-limit.js";
+import { storableIdParam } from "../routes/params.js";
 import { parseInput } from "../validate.js";
 import { projectIdParam } from "./prompt-routes.js";
 import { userOf } from "./session-auth.js";
 
-const keyView = ({ id, prefix, created_at, last_used_at, revoked_at }: ApiKeyInfo): ApiKeyView => ({
+const keyView = ({ id, prefix, scope, created_at, last_used_at, revoked_at }: ApiKeyInfo): ApiKeyView => ({
   id,
   prefix,
+  scope,
   created_at,
   last_used_at,
   revoked_at,
 });
 
-const param = (request: FastifyRequest, name: string): string => (request.params as Record<string, string>)[name] ?? "";
+const KINDS: Record<string, string> = { orgId: "organization", userId: "member", keyId: "key" };
+const param = (request: FastifyRequest, name: string): string =>
+  storableIdParam(request.params, name, KINDS[name] ?? name);
 
-/** Owners' screens: projects, members and roles, the plan and its usage, and API keys. */
+/**
+ * Owners' screens: projects, members and roles, the plan and its usage, API keys, and the audit trail (owners
+ * only: it names members and keys, like the members screen).
+ */
 export function registerDashboardSettingsRoutes(
   app: FastifyInstance,
   accounts: AccountService,
   tenants: TenantService,
   limiter: RateLimiter,
+  audit: AuditService,
 ): void {
   const session = { config: { session: true } };
   const ownerOfOrg = (request: FastifyRequest) => accounts.orgAccess(userOf(request), param(request, "orgId"), "admin");
@@ -101,14 +112,24 @@ export function registerDashboardSettingsRoutes(
 
   app.post("/api/dashboard/projects/:projectId/keys", session, async (request, reply) => {
     const project = await ownerOfProject(request);
-    const created = await tenants.createApiKey(project.projectId);
+    const body = parseInput(createKeyBody, request.body, "body");
+    const created = await tenants.createApiKey(project.projectId, { scope: body?.scope, actor: project.actor });
     reply.code(201);
     return ok({ ...keyView(created), key: created.key });
   });
 
+  app.get("/api/dashboard/projects/:projectId/audit", session, async (request) => {
+    const project = await ownerOfProject(request);
+    const query = parseInput(auditQuery, request.query, "query");
+    return ok(await audit.list(project, query));
+  });
+
   app.delete("/api/dashboard/projects/:projectId/keys/:keyId", session, async (request) => {
     const project = await ownerOfProject(request);
-    const revoked = await tenants.revokeApiKey(param(request, "keyId"), project.projectId);
+    const revoked = await tenants.revokeApiKey(param(request, "keyId"), {
+      projectId: project.projectId,
+      actor: project.actor,
+    });
     if (!revoked) throw notFound(`key ${param(request, "keyId").slice(0, 64)} not found`);
     return ok(keyView(revoked));
   });

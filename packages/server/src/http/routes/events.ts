@@ -1,16 +1,35 @@
-import type { FastifyInstance } from "fastify";
+import { eventsQuery } from "@promptstore/core/schemas";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { type EventHub, STREAM_CAP_RETRY_SECONDS } from "../../service/event-hub.js";
 import { scopeOf } from "../auth.js";
+import { keepStreamOpen } from "../connection-limits.js";
+import { markStream } from "../metrics.js";
+import { parseInput } from "../validate.js";
 
 /** A client that lets this much pile up unread is dropped; it reconnects and replays from its last id. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 /** How soon a dropped client reconnects (the SSE `retry` field). */
 const RETRY_MS = 1000;
+const STREAM_TYPE = "text/event-stream; charset=utf-8";
 
 /** `GET /api/v2/events`: the key's project's change events as Server-Sent Events (docs/events.md). */
-export function registerEventRoutes(app: FastifyInstance, hub: EventHub): void {
+/**
+ * `onStreamEnd` is told when a stream ends: the response was hijacked, so Fastify's onResponse hooks (the
+ * metrics' request count) never see it.
+ */
+export function registerEventRoutes(
+  app: FastifyInstance,
+  hub: EventHub,
+  onStreamEnd: (request: FastifyRequest) => void = () => {},
+): void {
   app.get("/api/v2/events", { config: { auth: true } }, (request, reply) => {
     const scope = scopeOf(request);
+    const query = parseInput(eventsQuery, request.query, "query");
+    // HEAD runs this handler too (Fastify's automatic HEAD route): a hijacked stream would write nothing
+    // (no body for HEAD) and hold the connection and a stream slot forever. Its answer is the headers alone.
+    if (request.method === "HEAD") {
+      return reply.code(200).type(STREAM_TYPE).send();
+    }
     // Before the response starts, so that a refusal is an ordinary 429 envelope.
     let release: () => void;
     try {
@@ -28,14 +47,14 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub): void {
     // The common headers (request id, rate limit, no-store) were set on the reply by the hooks.
     raw.writeHead(200, {
       ...(reply.getHeaders() as Record<string, string | number | string[]>),
-      "content-type": "text/event-stream; charset=utf-8",
+      "content-type": STREAM_TYPE,
       "cache-control": "no-store",
       // nginx buffers responses unless told not to; a buffered event arrives late.
       "x-accel-buffering": "no",
     });
     raw.write(`retry: ${RETRY_MS}\n\n`);
-    request.raw.socket.setNoDelay(true);
-    request.raw.socket.setKeepAlive(true, 30_000);
+    keepStreamOpen(request.raw.socket);
+    markStream(request.raw);
 
     let ended = false;
     const end = () => {
@@ -44,15 +63,22 @@ export function registerEventRoutes(app: FastifyInstance, hub: EventHub): void {
       detach();
       release();
       raw.end();
+      onStreamEnd(request);
     };
-    const detach = hub.open(scope, key, lastEventId, {
-      write: (text) => {
-        if (ended || raw.destroyed) return false;
-        raw.write(text);
-        return raw.writableLength <= MAX_BUFFERED_BYTES;
+    const detach = hub.open(
+      scope,
+      key,
+      lastEventId,
+      {
+        write: (text) => {
+          if (ended || raw.destroyed) return false;
+          raw.write(text);
+          return raw.writableLength <= MAX_BUFFERED_BYTES;
+        },
+        end,
       },
-      end,
-    });
+      { withReads: query.include === "read" },
+    );
     raw.on("close", end);
   });
 }

@@ -3,6 +3,8 @@ import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { authInfoFor, type McpEndpoints } from "../../mcp/endpoint.js";
 import { scopeOf } from "../auth.js";
+import { keepStreamOpen } from "../connection-limits.js";
+import { markStream } from "../metrics.js";
 
 export const MCP_PATH = "/api/v2/mcp";
 
@@ -52,6 +54,20 @@ function withNoStore(response: Response): Response {
 }
 
 /**
+ * What the SDK said when it refused a request (an unsupported protocol revision, a missing Accept, a body that
+ * is not JSON-RPC): its JSON-RPC error message, cut short, for the warning. The client's mistake, not ours:
+ * logged at warn without a stack, so a misbehaving client cannot make the server look broken.
+ */
+async function refusalReason(response: Response): Promise<string | undefined> {
+  try {
+    const body = (await response.clone().json()) as { error?: { message?: unknown } };
+    return typeof body.error?.message === "string" ? body.error.message.slice(0, 300) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * POST carries every MCP message; the key was checked and counted before the body was read. GET and
  * DELETE (2025 session operations) get the generic 405, since the server keeps no sessions.
  */
@@ -64,6 +80,17 @@ export function registerMcpRoute(app: FastifyInstance, endpoints: McpEndpoints):
         parsedBody: request.body,
         authInfo: authInfoFor(scope),
       });
+    if (response.status >= 400 && response.status < 500) {
+      request.log.warn(
+        { status: response.status, reason: await refusalReason(response) },
+        "MCP client sent a request it should not have",
+      );
+    }
+    // A listen stream (or a long tool call's progress) stays open between the SDK's keep-alive comments.
+    if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
+      keepStreamOpen(request.raw.socket);
+      markStream(request.raw);
+    }
     return reply.send(withNoStore(response));
   });
 }

@@ -1,16 +1,21 @@
 import { isFullHash } from "@promptstore/core/hash";
-import { createPromptBody, listQuery, publishBody, readQuery, saveVersionBody } from "@promptstore/core/schemas";
+import {
+  createPromptBody,
+  importPromptBody,
+  listQuery,
+  publishBody,
+  readQuery,
+  saveVersionBody,
+} from "@promptstore/core/schemas";
 import type { FastifyInstance } from "fastify";
 import type { PromptService } from "../../service/prompt-service.js";
 import { scopeOf } from "../auth.js";
 import { sendCachedRead } from "../cached-read.js";
 import { ok } from "../envelope.js";
-import type { ReadCache } from "../read-cache.js";
+import { PRODUCTION_READ, type ReadCache } from "../read-cache.js";
 import { v2ReadJson } from "../read-json.js";
 import { parseInput } from "../validate.js";
 import { promptIdParam } from "./params.js";
-
-const USUAL_VARIANT = "v2|production|true";
 
 function hasKeys(object: Record<string, unknown>): boolean {
   for (const _ in object) return true;
@@ -45,7 +50,7 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
       cache,
       scope,
       id,
-      usual ? USUAL_VARIANT : `v2|${version}|${guard}`,
+      usual ? PRODUCTION_READ : `v2|${version}|${guard}`,
       () => service.readDocument(scope, id, { version, guard }).then(v2ReadJson),
       etag,
     );
@@ -75,5 +80,10 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
     const id = promptIdParam(request.params);
     const body = parseInput(publishBody, request.body ?? {}, "body");
     return ok(await service.publish(scopeOf(request), id, body.version ?? "latest"));
+  });
+
+  app.post("/api/v2/import", auth, async (request) => {
+    const body = parseInput(importPromptBody, request.body, "body");
+    return ok(await service.importPrompt(scopeOf(request), body));
   });
 }

@@ -7,8 +7,9 @@ import {
   rotateSecretBody,
   updateWebhookBody,
 } from "@promptstore/core/webhooks";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { requireAccess } from "../../service/access.js";
 import type { WebhookService } from "../../service/webhook-service.js";
 import { scopeOf } from "../auth.js";
 import { ok } from "../envelope.js";
@@ -88,7 +89,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     summary: "List the project's webhook endpoints (secrets are never shown)",
     status: 200,
     response: webhookListOut,
-    errors: [401, 429],
+    errors: [401, 403, 429],
   },
   {
     method: "post",
@@ -105,7 +106,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     summary: "Read a webhook endpoint",
     status: 200,
     response: webhookOut,
-    errors: [401, 404, 429],
+    errors: [401, 403, 404, 429],
     idDescription: ID,
   },
   {
@@ -115,7 +116,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     body: updateWebhookBody,
     status: 200,
     response: webhookOut,
-    errors: [400, 401, 404, 413, 415, 429],
+    errors: [400, 401, 403, 404, 413, 415, 429],
     idDescription: ID,
   },
   {
@@ -124,7 +125,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     summary: "Remove a webhook endpoint and its deliveries, pending ones included",
     status: 200,
     response: removedWebhookOut,
-    errors: [401, 404, 429],
+    errors: [401, 403, 404, 429],
     idDescription: ID,
   },
   {
@@ -135,7 +136,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     bodyOptional: true,
     status: 200,
     response: webhookWithSecretOut,
-    errors: [400, 401, 404, 415, 429],
+    errors: [400, 401, 403, 404, 415, 429],
     idDescription: ID,
   },
   {
@@ -145,7 +146,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     query: deliveriesQuery,
     status: 200,
     response: deliveryListOut,
-    errors: [400, 401, 404, 429],
+    errors: [400, 401, 403, 404, 429],
     idDescription: ID,
   },
 ];
@@ -153,41 +154,52 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
 /** `/api/v2/webhooks`: the key's project's endpoints; another project's are not found (404). */
 export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookService): void {
   const auth = { config: { auth: true } };
+  // Managing webhooks, reading them included, needs a publish key: an endpoint receives every later change
+  // of the project and typically sets deployments off, and its address may carry the receiver's token.
+  const project = (request: FastifyRequest): string => {
+    const scope = scopeOf(request);
+    requireAccess(scope, "publish", "managing webhooks");
+    return scope.projectId;
+  };
 
   app.get("/api/v2/webhooks", auth, async (request) => {
-    return ok({ webhooks: await webhooks.list(scopeOf(request).projectId) });
+    return ok({ webhooks: await webhooks.list(project(request)) });
   });
 
   app.post("/api/v2/webhooks", auth, async (request, reply) => {
+    const projectId = project(request);
     const body = parseInput(createWebhookBody, request.body, "body");
-    const created = await webhooks.create(scopeOf(request).projectId, body);
+    const created = await webhooks.create(projectId, body);
     reply.code(201);
     return ok(created);
   });
 
   app.get("/api/v2/webhooks/:id", auth, async (request) => {
-    return ok(await webhooks.get(scopeOf(request).projectId, webhookIdParam(request.params)));
+    return ok(await webhooks.get(project(request), webhookIdParam(request.params)));
   });
 
   app.patch("/api/v2/webhooks/:id", auth, async (request) => {
+    const projectId = project(request);
     const id = webhookIdParam(request.params);
     const body = parseInput(updateWebhookBody, request.body, "body");
-    return ok(await webhooks.update(scopeOf(request).projectId, id, body));
+    return ok(await webhooks.update(projectId, id, body));
   });
 
   app.delete("/api/v2/webhooks/:id", auth, async (request) => {
-    return ok(await webhooks.remove(scopeOf(request).projectId, webhookIdParam(request.params)));
+    return ok(await webhooks.remove(project(request), webhookIdParam(request.params)));
   });
 
   app.post("/api/v2/webhooks/:id/rotate-secret", auth, async (request) => {
+    const projectId = project(request);
     const id = webhookIdParam(request.params);
     parseInput(rotateSecretBody, request.body ?? {}, "body");
-    return ok(await webhooks.rotateSecret(scopeOf(request).projectId, id));
+    return ok(await webhooks.rotateSecret(projectId, id));
   });
 
   app.get("/api/v2/webhooks/:id/deliveries", auth, async (request) => {
+    const projectId = project(request);
     const id = webhookIdParam(request.params);
     const query = parseInput(deliveriesQuery, request.query, "query");
-    return ok({ deliveries: await webhooks.deliveries(scopeOf(request).projectId, id, query) });
+    return ok({ deliveries: await webhooks.deliveries(projectId, id, query) });
   });
 }

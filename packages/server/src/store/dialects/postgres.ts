@@ -1,6 +1,8 @@
 import { PostgresDialect } from "kysely";
 import pg from "pg";
 
-export function postgresDialect(url: string, poolSize: number): PostgresDialect {
-  return new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: poolSize }) });
+/** The dialect and its pool, whose use the metrics report. */
+export function postgresDialect(url: string, poolSize: number): { dialect: PostgresDialect; pool: pg.Pool } {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  return { dialect: new PostgresDialect({ pool }), pool };
 }

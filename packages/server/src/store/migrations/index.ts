@@ -5,6 +5,7 @@ import * as m003 from "./003-accounts.js";
 import * as m004 from "./004-version-documents.js";
 import * as m005 from "./005-events.js";
 import * as m006 from "./006-webhooks.js";
+import * as m007 from "./007-least-privilege.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
@@ -16,6 +17,7 @@ export const migrationProvider: MigrationProvider = {
       "004-version-documents": m004,
       "005-events": m005,
       "006-webhooks": m006,
+      "007-least-privilege": m007,
     };
   },
 };

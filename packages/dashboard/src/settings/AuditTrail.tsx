@@ -1,0 +1,98 @@
+import type { AuditEntry } from "@promptstore/core/audit";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import type { ReactNode } from "react";
+import { auditQuery } from "../api/queries";
+import { EmptyState, ErrorState, Loading } from "../ui/States";
+import { TimeAgo } from "../ui/TimeAgo";
+
+const ACTION_LABEL: Record<AuditEntry["action"], string> = {
+  "prompt.created": "Prompt created",
+  "prompt.saved": "Version saved",
+  "prompt.published": "Published",
+  "prompt.deleted": "Prompt deleted",
+  "key.created": "Key created",
+  "key.revoked": "Key revoked",
+  "plan.changed": "Plan changed",
+};
+
+/** A version hash is shown by its first 12 characters (as the history does); scopes and plans as they are. */
+const pointer = (value: string | null) =>
+  value === null ? "—" : /^[0-9a-f]{64}$/.test(value) ? value.slice(0, 12) : value;
+
+/** Who changed what in the project, newest first (owners: it names members and keys). */
+export function AuditTrail({ projectId, projectName }: { projectId: string; projectName: string }) {
+  const trail = useInfiniteQuery(auditQuery(projectId));
+
+  let body: ReactNode;
+  if (trail.isPending) body = <Loading label="Loading the audit trail…" />;
+  else if (trail.isError) body = <ErrorState error={trail.error} onRetry={() => trail.refetch()} />;
+  else {
+    const entries = trail.data.pages.flatMap((page) => page.entries);
+    body =
+      entries.length === 0 ? (
+        <EmptyState title="Nothing recorded yet" level={3}>
+          <p>Saves, publishes, deletions, keys and plan changes appear here.</p>
+        </EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="table table-stack">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">What</th>
+                  <th scope="col">Of</th>
+                  <th scope="col">From → to</th>
+                  <th scope="col">By</th>
+                </tr>
+              </thead>
+              <tbody>
+                {entries.map((entry) => (
+                  <tr key={entry.id}>
+                    <td data-label="When">
+                      <TimeAgo iso={entry.at} />
+                    </td>
+                    <td data-label="What" className="cell-primary">
+                      {ACTION_LABEL[entry.action]}
+                    </td>
+                    <td data-label="Of">
+                      <span className="hash">{entry.target}</span>
+                    </td>
+                    <td data-label="From → to" className="audit-pointer">
+                      {pointer(entry.before)} → {pointer(entry.after)}
+                    </td>
+                    <td data-label="By">{entry.actor}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {trail.hasNextPage ? (
+            <div className="audit-more">
+              <button
+                type="button"
+                className="button"
+                disabled={trail.isFetchingNextPage}
+                aria-busy={trail.isFetchingNextPage || undefined}
+                onClick={() => trail.fetchNextPage()}
+              >
+                Show older
+              </button>
+            </div>
+          ) : null}
+        </>
+      );
+  }
+
+  return (
+    <section className="card" aria-labelledby="audit-heading">
+      <div className="card-header">
+        <div>
+          <h2 id="audit-heading">Audit trail</h2>
+          <p>Who changed what in {projectName}, and its organization's plan, newest first.</p>
+        </div>
+      </div>
+      {body}
+    </section>
+  );
+}

@@ -1,0 +1,276 @@
+import { once } from "node:events";
+import { createReadStream, createWriteStream } from "node:fs";
+import { rename, rm } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { Store } from "./index.js";
+import { migrationProvider } from "./migrations/index.js";
+import type { Database } from "./schema.js";
+
+export const BACKUP_FORMAT = "promptstore-backup";
+export const BACKUP_VERSION = 1;
+
+/**
+ * The order tables are written and restored in: every table after those it refers to. Tables this list does
+ * not know (added by a later migration) follow, by name.
+ */
+const TABLE_ORDER = [
+  "organizations",
+  "projects",
+  "api_keys",
+  "prompts",
+  "versions",
+  "version_sections",
+  "version_tools",
+  "users",
+  "memberships",
+  "sessions",
+  "events",
+  "event_horizon",
+  "webhook_endpoints",
+  "webhook_deliveries",
+];
+/** Counters of the rate limiter's current window: they mean nothing on another day, and are left out. */
+const LEFT_OUT = new Set(["rate_limits"]);
+/** Rows every migrated store has (not the user's data): present in an empty store, replaced by a restore. */
+const SEEDED = new Set(["event_horizon"]);
+
+export interface BackupHeader {
+  format: typeof BACKUP_FORMAT;
+  version: number;
+  /** The dialect it was taken from; a backup restores into either. */
+  source: "sqlite" | "postgres";
+  /** The newest migration of the store it was taken from. */
+  migration: string;
+  created_at: string;
+  /** Per table with generated ids, the highest id ever handed out, so restored ids are never reused. */
+  sequences: Record<string, number>;
+}
+
+export interface BackupSummary {
+  file: string;
+  tables: Record<string, number>;
+}
+
+const any = (db: Kysely<Database> | Transaction<Database>) => db as unknown as Kysely<any>;
+
+async function tablesOf(db: Kysely<Database>): Promise<string[]> {
+  const names = (await db.introspection.getTables()).map((t) => t.name).filter((name) => !LEFT_OUT.has(name));
+  const rank = (name: string) => {
+    const at = TABLE_ORDER.indexOf(name);
+    return at < 0 ? TABLE_ORDER.length : at;
+  };
+  return names.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+async function latestMigration(): Promise<string> {
+  return Object.keys(await migrationProvider.getMigrations())
+    .sort()
+    .at(-1) as string;
+}
+
+/** The highest id each id sequence has handed out (AUTOINCREMENT on SQLite, bigserial on PostgreSQL). */
+async function readSequences(
+  trx: Transaction<Database>,
+  store: Store,
+  tables: string[],
+): Promise<Record<string, number>> {
+  const sequences: Record<string, number> = {};
+  if (store.dialect === "sqlite") {
+    const rows = await sql<{ name: string; seq: number }>`select name, seq from sqlite_sequence`.execute(trx);
+    for (const row of rows.rows) if (tables.includes(row.name)) sequences[row.name] = Number(row.seq);
+    return sequences;
+  }
+  for (const table of tables) {
+    const name = await serialSequence(trx, table);
+    if (!name) continue;
+    const state = await sql<{ last_value: string; is_called: boolean }>`
+      select last_value, is_called from ${sql.table(name)}`.execute(trx);
+    const row = state.rows[0];
+    if (row) sequences[table] = row.is_called ? Number(row.last_value) : Number(row.last_value) - 1;
+  }
+  return sequences;
+}
+
+async function serialSequence(db: Kysely<any>, table: string): Promise<string | undefined> {
+  const columns = await sql<{ n: number }>`
+    select count(*)::int as n from information_schema.columns
+    where table_schema = current_schema() and table_name = ${table} and column_name = 'id'`.execute(db);
+  if (columns.rows[0]?.n !== 1) return undefined;
+  const result = await sql<{ seq: string | null }>`select pg_get_serial_sequence(${table}, 'id') as seq`.execute(db);
+  return result.rows[0]?.seq ?? undefined;
+}
+
+/**
+ * Writes every row of the store to `file` (JSON Lines) from one snapshot: a REPEATABLE READ transaction on
+ * PostgreSQL, a read transaction on SQLite (in WAL mode it sees the database as of its first read, while the
+ * server goes on writing). The file appears only once complete (written beside it, then renamed), readable by
+ * its owner only: it holds key hashes, password hashes and webhook signing secrets.
+ */
+export async function backupStore(store: Store, file: string): Promise<BackupSummary> {
+  const partial = `${file}.partial`;
+  const out = createWriteStream(partial, { mode: 0o600 });
+  const write = async (value: unknown) => {
+    if (!out.write(`${JSON.stringify(value)}\n`)) await once(out, "drain");
+  };
+  const counts: Record<string, number> = {};
+  try {
+    const tables = await tablesOf(store.db);
+    const migration = await latestMigration();
+    let transaction = store.db.transaction();
+    if (store.dialect === "postgres") transaction = transaction.setIsolationLevel("repeatable read");
+    await transaction.execute(async (trx) => {
+      if (store.dialect === "postgres") await sql`set transaction read only`.execute(trx);
+      // The snapshot starts with the first read: the sequences are read inside it too.
+      const header: BackupHeader = {
+        format: BACKUP_FORMAT,
+        version: BACKUP_VERSION,
+        source: store.dialect,
+        migration,
+        created_at: new Date().toISOString(),
+        sequences: await readSequences(trx, store, tables),
+      };
+      await write(header);
+      for (const table of tables) {
+        const rows = await any(trx).selectFrom(table).selectAll().execute();
+        await write({ table, rows: rows.length });
+        for (const row of rows) await write(row);
+        counts[table] = rows.length;
+      }
+    });
+    await write({ end: true, tables: counts });
+    out.end();
+    await once(out, "close");
+    await rename(partial, file);
+  } catch (error) {
+    out.destroy();
+    await rm(partial, { force: true });
+    throw error;
+  }
+  return { file, tables: counts };
+}
+
+/** What a restore found wrong with the file or the store; the message is for the operator. */
+export class RestoreRefused extends Error {}
+
+async function isEmpty(db: Kysely<Database>, tables: string[]): Promise<string | undefined> {
+  for (const table of tables) {
+    if (SEEDED.has(table)) continue;
+    const found = await any(db).selectFrom(table).select(sql`1`.as("one")).limit(1).execute();
+    if (found.length > 0) return table;
+  }
+  return undefined;
+}
+
+async function* lines(file: string): AsyncGenerator<unknown> {
+  const input = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
+  let number = 0;
+  for await (const line of input) {
+    number++;
+    if (line === "") continue;
+    try {
+      yield JSON.parse(line);
+    } catch {
+      throw new RestoreRefused(`${file}: line ${number} is not JSON; is this a promptstore backup?`);
+    }
+  }
+}
+
+/**
+ * Loads a backup into the store in one transaction: all of it, or (on any error, a truncated file included)
+ * nothing. The store must be empty unless `force`, which first deletes everything in it. The store's schema is
+ * the current one (openStore migrated it); a backup from a newer promptstore is refused.
+ */
+export async function restoreStore(
+  store: Store,
+  file: string,
+  options: { force?: boolean } = {},
+): Promise<BackupSummary> {
+  const tables = await tablesOf(store.db);
+  const occupied = await isEmpty(store.db, tables);
+  if (occupied && !options.force) {
+    throw new RestoreRefused(
+      `the store is not empty (table ${occupied} has rows); restore into an empty database, or pass --force to replace everything in it`,
+    );
+  }
+  const reader = lines(file);
+  const first = (await reader.next()).value as Partial<BackupHeader> | undefined;
+  if (first?.format !== BACKUP_FORMAT) throw new RestoreRefused(`${file}: not a promptstore backup`);
+  if (first.version !== BACKUP_VERSION) {
+    throw new RestoreRefused(
+      `${file}: backup format version ${first.version}; this promptstore reads ${BACKUP_VERSION}`,
+    );
+  }
+  const latest = await latestMigration();
+  if (typeof first.migration !== "string" || first.migration > latest) {
+    throw new RestoreRefused(
+      `${file}: taken from a newer promptstore (migration ${first.migration}; this one knows up to ${latest})`,
+    );
+  }
+  const header = first as BackupHeader;
+  const counts: Record<string, number> = {};
+
+  const announced = await store.db.transaction().execute(async (trx) => {
+    for (const table of [...tables].reverse()) await any(trx).deleteFrom(table).execute();
+    let table: string | undefined;
+    let expected = 0;
+    let batch: Record<string, unknown>[] = [];
+    const flush = async () => {
+      if (!table || batch.length === 0) return;
+      await any(trx).insertInto(table).values(batch).execute();
+      batch = [];
+    };
+    let ended = false;
+    for await (const item of reader) {
+      const entry = item as Record<string, unknown>;
+      if (ended) throw new RestoreRefused(`${file}: data after the end mark`);
+      if (table !== undefined && (counts[table] ?? 0) < expected) {
+        batch.push(entry);
+        counts[table] = (counts[table] ?? 0) + 1;
+        // SQLite allows 32 766 bound values per statement.
+        if (batch.length * Object.keys(entry).length >= 30_000) await flush();
+        continue;
+      }
+      await flush();
+      if (entry.end === true) {
+        ended = true;
+        continue;
+      }
+      if (typeof entry.table !== "string" || typeof entry.rows !== "number") {
+        throw new RestoreRefused(`${file}: unexpected line ${JSON.stringify(entry).slice(0, 80)}`);
+      }
+      if (!tables.includes(entry.table)) throw new RestoreRefused(`${file}: table ${entry.table} is not in this store`);
+      table = entry.table;
+      expected = entry.rows;
+      counts[table] = 0;
+    }
+    await flush();
+    if (!ended || (table !== undefined && (counts[table] ?? 0) < expected)) {
+      throw new RestoreRefused(`${file}: the backup is cut short (no end mark); nothing was restored`);
+    }
+    await restoreSequences(trx, store, header.sequences ?? {});
+    // Every running server drops what it has cached of the old contents (heard at commit).
+    return [
+      await store.channel.announce(trx, { kind: "reset" }),
+      await store.channel.announce(trx, { kind: "tenants" }),
+    ];
+  });
+  await Promise.all(announced.map((announcement) => announcement?.delivered()));
+  return { file, tables: counts };
+}
+
+async function restoreSequences(trx: Transaction<Database>, store: Store, sequences: Record<string, number>) {
+  for (const [table, seq] of Object.entries(sequences)) {
+    const max = await sql<{ max: string | number | null }>`select max(id) as max from ${sql.table(table)}`.execute(trx);
+    const value = Math.max(seq, Number(max.rows[0]?.max ?? 0));
+    if (store.dialect === "sqlite") {
+      const updated = await sql`update sqlite_sequence set seq = ${value} where name = ${table}`.execute(trx);
+      if (Number(updated.numAffectedRows ?? 0) === 0) {
+        await sql`insert into sqlite_sequence (name, seq) values (${table}, ${value})`.execute(trx);
+      }
+    } else {
+      const name = await serialSequence(any(trx), table);
+      if (name && value > 0) await sql`select setval(${name}, ${value}, true)`.execute(trx);
+    }
+  }
+}
