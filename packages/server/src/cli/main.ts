@@ -3,6 +3,7 @@ import { VERSION } from "../version.js";
 import { registerAdminCommands } from "./admin-commands.js";
 import { registerAuditCommand } from "./audit-commands.js";
 import { registerBackupCommands } from "./backup-commands.js";
+import { registerGitCommands } from "./git-commands.js";
 import { registerPromptCommands } from "./prompt-commands.js";
 import { registerServeCommand } from "./serve.js";
 import { registerUserCommands } from "./user-commands.js";
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerUserCommands(program);
   registerWebhookCommands(program);
   registerAuditCommand(program);
+  registerGitCommands(program);
   registerBackupCommands(program);
   return program;
 }

@@ -1,0 +1,209 @@
+import { readFile, rename, writeFile } from "node:fs/promises";
+import type { ImportedPrompt, Promptstore } from "@promptstore/client";
+import { contentHash } from "@promptstore/core/hash";
+import { importedVersion, importPromptBody } from "@promptstore/core/schemas";
+import { z } from "zod";
+import { CliError } from "../output.js";
+import { connect, Progress, type RemoteOptions, remotePrompts, talking } from "./connection.js";
+
+const BUNDLE_FORMAT = "promptstore-bundle";
+
+const bundledPrompt = importPromptBody.omit({ versions: true, latest_version: true, production_version: true }).extend({
+  created_at: z.iso.datetime(),
+  production_version: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
+  latest_version: z.string().regex(/^[0-9a-f]{64}$/),
+  // Every version, oldest first: as many as the prompt has (the server takes them in requests of 100).
+  versions: z.array(importedVersion).min(1),
+});
+
+const bundleDocument = z.strictObject({
+  format: z.literal(BUNDLE_FORMAT),
+  format_version: z.literal(1),
+  exported_at: z.iso.datetime(),
+  project: z.strictObject({ id: z.string(), name: z.string() }),
+  prompts: z.array(bundledPrompt),
+});
+
+export type Bundle = z.infer<typeof bundleDocument>;
+type BundledPrompt = z.infer<typeof bundledPrompt>;
+type BundledVersion = BundledPrompt["versions"][number];
+
+/** Every prompt with every version (content, message, time, author), each hash checked against its content. */
+export async function exportBundle(file: string, options: RemoteOptions): Promise<Bundle> {
+  const client = connect(options);
+  const list = await talking(() => client.list({ limit: 1 }));
+  const remote = await talking(() => remotePrompts(client));
+  const prompts: BundledPrompt[] = [];
+  const progress = new Progress("export", remote.size);
+  for (const prompt of remote.values()) {
+    const history = await talking(() => client.versions(prompt.id));
+    const versions: BundledVersion[] = [];
+    for (const v of [...history.versions].reverse()) {
+      const view = await talking(() => client.get(prompt.id, { version: v.version, guard: false, cache: false }));
+      const content = {
+        sections: view.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled })),
+        tools: (view.tools ?? []) as BundledVersion["tools"] & object,
+      };
+      if (contentHash(content) !== v.version) {
+        throw new CliError(`${prompt.id}: version ${v.version} read back with content of another hash`);
+      }
+      versions.push({
+        version: v.version,
+        message: v.message,
+        created_at: v.created_at,
+        saved_by: v.saved_by,
+        sections: content.sections,
+        tools: content.tools,
+      });
+    }
+    prompts.push({
+      id: prompt.id,
+      name: prompt.name,
+      description: prompt.description,
+      created_at: prompt.created_at,
+      production_version: history.production_version,
+      latest_version: history.latest_version,
+      versions,
+    });
+    progress.step();
+  }
+  const bundle: Bundle = {
+    format: BUNDLE_FORMAT,
+    format_version: 1,
+    exported_at: new Date().toISOString(),
+    project: list.project,
+    prompts,
+  };
+  await writeFile(`${file}.tmp`, `${JSON.stringify(bundle, null, 2)}\n`);
+  await rename(`${file}.tmp`, file);
+  return bundle;
+}
+
+async function readBundle(file: string): Promise<Bundle> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    throw new CliError(
+      `${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : "is not valid JSON"}`,
+    );
+  }
+  const checked = bundleDocument.safeParse(raw);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new CliError(`${file}: ${issue?.path.join(".") || "document"}: ${issue?.message ?? "is not a bundle"}`);
+  }
+  for (const prompt of checked.data.prompts) {
+    for (const v of prompt.versions) {
+      const hash = contentHash({
+        sections: v.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled ?? true })),
+        tools: v.tools ?? [],
+      });
+      if (hash !== v.version)
+        throw new CliError(`${file}: ${prompt.id}: version ${v.version} does not match its content`);
+    }
+  }
+  return checked.data;
+}
+
+/** Requests stay well under the server's 1 MiB body limit and its 100 versions a request. */
+const MAX_CHUNK_BYTES = 768 * 1024;
+const MAX_CHUNK_VERSIONS = 100;
+
+/** The versions in requests; the first holds latest (and production), which a created prompt needs at once. */
+function chunks(prompt: BundledPrompt): BundledVersion[][] {
+  const first = new Set([prompt.latest_version, prompt.production_version]);
+  const ordered = [
+    ...prompt.versions.filter((v) => first.has(v.version)),
+    ...prompt.versions.filter((v) => !first.has(v.version)),
+  ];
+  const result: BundledVersion[][] = [];
+  let current: BundledVersion[] = [];
+  let bytes = 0;
+  for (const v of ordered) {
+    const size = Buffer.byteLength(JSON.stringify(v));
+    if (current.length > 0 && (current.length >= MAX_CHUNK_VERSIONS || bytes + size > MAX_CHUNK_BYTES)) {
+      result.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(v);
+    bytes += size;
+  }
+  if (current.length > 0) result.push(current);
+  return result;
+}
+
+export interface ImportResult {
+  id: string;
+  created: boolean;
+  versions_created: number;
+  versions_existing: number;
+  latest_version: string;
+  production_version: string | null;
+  published: boolean;
+}
+
+async function importOne(client: Promptstore, prompt: BundledPrompt, publishAsSource: boolean): Promise<ImportResult> {
+  const production = publishAsSource && prompt.production_version !== null ? prompt.production_version : undefined;
+  const total: ImportResult = {
+    id: prompt.id,
+    created: false,
+    versions_created: 0,
+    versions_existing: 0,
+    latest_version: prompt.latest_version,
+    production_version: null,
+    published: false,
+  };
+  for (const versions of chunks(prompt)) {
+    const answer: ImportedPrompt = await talking(() =>
+      client.importPrompt({
+        id: prompt.id,
+        name: prompt.name,
+        ...(prompt.description !== undefined ? { description: prompt.description } : {}),
+        created_at: prompt.created_at,
+        versions,
+        latest_version: prompt.latest_version,
+        ...(production !== undefined ? { production_version: production } : {}),
+      }),
+    );
+    total.created ||= answer.created;
+    total.versions_created += answer.versions_created;
+    total.versions_existing += answer.versions_existing;
+    total.latest_version = answer.latest_version;
+    total.production_version = answer.production_version;
+    total.published ||= answer.published;
+  }
+  return total;
+}
+
+/** Every prompt of the bundle into the key's project; production moves only with `publishAsSource`. */
+export async function importBundle(
+  file: string,
+  options: RemoteOptions & { publishAsSource?: boolean },
+): Promise<ImportResult[]> {
+  const bundle = await readBundle(file);
+  const client = connect(options);
+  const results: ImportResult[] = [];
+  const progress = new Progress("import", bundle.prompts.length);
+  for (const prompt of bundle.prompts) {
+    results.push(await importOne(client, prompt, options.publishAsSource ?? false));
+    progress.step();
+  }
+  return results;
+}
+
+export function describeImport(results: ImportResult[]): string {
+  const lines = results.map((r) => {
+    const what = r.created ? "created" : r.versions_created > 0 ? "updated" : "unchanged";
+    return `${what.padEnd(9)} ${r.id}: ${r.versions_created} versions added, ${r.versions_existing} already there${r.published ? ", production moved" : ""}`;
+  });
+  const made = results.reduce((n, r) => n + r.versions_created, 0);
+  lines.push(
+    `${results.length} prompts: ${results.filter((r) => r.created).length} created, ${made} versions added, ${results.filter((r) => r.published).length} published`,
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,94 @@
+import { type PromptListItem, Promptstore, PromptstoreError } from "@promptstore/client";
+import type { Command } from "commander";
+import { CliError } from "../output.js";
+
+export interface RemoteOptions {
+  url?: string;
+  key?: string;
+  json?: boolean;
+}
+
+/** The options every command that talks to a server takes. */
+export function remoteOptions(command: Command): Command {
+  return command
+    .option("--url <url>", "the server (default: $PROMPTSTORE_URL)")
+    .option("--key <key>", "the project's API key (default: $PROMPTSTORE_API_KEY)")
+    .option("--json", "machine-readable output");
+}
+
+/** Progress of a long run, on stderr so that stdout stays the report (or the JSON document). */
+export class Progress {
+  private done = 0;
+  private lastPrinted = 0;
+  private readonly tty = process.stderr.isTTY === true;
+
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+  ) {}
+
+  /** Runs of fewer items than this finish before progress would be worth reading. */
+  static readonly THRESHOLD = 50;
+
+  step(): void {
+    this.done++;
+    if (this.total < Progress.THRESHOLD) return;
+    const now = Date.now();
+    if (this.done !== this.total && this.done % 100 !== 0 && now - this.lastPrinted < 2000) return;
+    this.lastPrinted = now;
+    const line = `${this.label}: ${this.done}/${this.total}`;
+    if (this.tty) process.stderr.write(`\r${line}${this.done === this.total ? "\n" : ""}`);
+    else process.stderr.write(`${line}\n`);
+  }
+}
+
+/**
+ * Tells the user when the plan's rate limit makes the client wait: the SDK waits out a 429 for the seconds
+ * its Retry-After names; without this a long run would look hung.
+ */
+function announcingFetch(): (input: string, init: RequestInit) => Promise<Response> {
+  return async (input, init) => {
+    const res = await globalThis.fetch(input, init);
+    if (res.status === 429) {
+      const wait = res.headers.get("retry-after") ?? res.headers.get("x-ratelimit-reset") ?? "1";
+      process.stderr.write(`rate limited by the server: waiting ${wait} s (Retry-After)\n`);
+    }
+    return res;
+  };
+}
+
+export function connect(options: RemoteOptions): Promptstore {
+  const baseUrl = options.url ?? process.env.PROMPTSTORE_URL;
+  const apiKey = options.key ?? process.env.PROMPTSTORE_API_KEY;
+  if (!baseUrl) throw new CliError("--url or PROMPTSTORE_URL is required: the server to talk to");
+  if (!apiKey) throw new CliError("--key or PROMPTSTORE_API_KEY is required: the project's API key");
+  return new Promptstore({
+    baseUrl,
+    apiKey,
+    mode: "none",
+    timeoutMs: 30_000,
+    // Enough to wait out a whole minute's window of the plan several times over; 5xx back off as usual.
+    retries: 10,
+    maxRetryAfterMs: 65_000,
+    fetch: announcingFetch(),
+  });
+}
+
+/** Every prompt on the server, by id, in the server's order (oldest first). */
+export async function remotePrompts(client: Promptstore): Promise<Map<string, PromptListItem>> {
+  const prompts = new Map<string, PromptListItem>();
+  for await (const p of client.listAll()) prompts.set(p.id, p);
+  return prompts;
+}
+
+/** The SDK's failures as one line naming what failed. */
+export async function talking<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof PromptstoreError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+export const short = (hash: string | null | undefined) => (hash ? hash.slice(0, 12) : "none");

@@ -1,0 +1,167 @@
+import type { Content, Section } from "@promptstore/core/content";
+import { AppError } from "@promptstore/core/errors";
+import { contentHash } from "@promptstore/core/hash";
+import { markdownToSections } from "@promptstore/core/markdown";
+import {
+  describeZodError,
+  promptDescription,
+  promptId,
+  promptName,
+  sectionsInput,
+  toolsInput,
+} from "@promptstore/core/schemas";
+import { parse, stringify } from "yaml";
+import { z } from "zod";
+import { CliError } from "../output.js";
+
+/** A prompt as one file holds it: what `push` sends and `pull` writes. */
+export interface PromptFile {
+  id: string;
+  name: string;
+  description: string;
+  content: Content;
+}
+
+type DisabledEntry = string | { title: string; occurrence: number };
+
+const disabledEntry = z.union([z.string(), z.strictObject({ title: z.string(), occurrence: z.number().int().min(1) })]);
+
+const frontMatter = z.strictObject({
+  id: promptId,
+  name: promptName,
+  description: promptDescription.optional(),
+  disabled: z.array(disabledEntry).optional(),
+  tools: toolsInput.optional(),
+  // Content Markdown cannot carry exactly (see renderPromptFile) is written here instead of the body.
+  sections: sectionsInput.optional(),
+});
+
+/** The hash of the version a file describes: the service's own algorithm, computed offline. */
+export function fileHash(file: PromptFile): string {
+  return contentHash(file.content);
+}
+
+function markdownBody(sections: readonly Section[]): string {
+  return sections.map((s) => (s.content === "" ? `# ${s.title}` : `# ${s.title}\n\n${s.content}`)).join("\n\n");
+}
+
+/** Titles that occur once are named as they are; a repeated title also by its occurrence (1-based). */
+function disabledEntries(sections: readonly Section[]): DisabledEntry[] {
+  const counts = new Map<string, number>();
+  for (const s of sections) counts.set(s.title, (counts.get(s.title) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  const entries: DisabledEntry[] = [];
+  for (const s of sections) {
+    const occurrence = (seen.get(s.title) ?? 0) + 1;
+    seen.set(s.title, occurrence);
+    if (s.enabled) continue;
+    entries.push((counts.get(s.title) ?? 0) > 1 ? { title: s.title, occurrence } : s.title);
+  }
+  return entries;
+}
+
+function render(file: PromptFile, asMarkdown: boolean): string {
+  const front: Record<string, unknown> = { id: file.id, name: file.name };
+  if (file.description !== "") front.description = file.description;
+  if (asMarkdown) {
+    const disabled = disabledEntries(file.content.sections);
+    if (disabled.length > 0) front.disabled = disabled;
+  } else {
+    front.sections = file.content.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled }));
+  }
+  if (file.content.tools.length > 0) front.tools = file.content.tools;
+  const yaml = stringify(front, { lineWidth: 0 });
+  return asMarkdown ? `---\n${yaml}---\n\n${markdownBody(file.content.sections)}\n` : `---\n${yaml}---\n`;
+}
+
+function same(a: PromptFile, b: PromptFile): boolean {
+  return a.id === b.id && a.name === b.name && a.description === b.description && fileHash(a) === fileHash(b);
+}
+
+/**
+ * The file for a prompt: YAML front matter, then every section as `# Title` and its content. The result is
+ * parsed back before it is returned; where Markdown cannot say the content exactly (a section whose content
+ * has a top-level `# ` line, leading or trailing blank lines, an unclosed code fence; a title with
+ * surrounding spaces), the sections go into the front matter instead, so that a pull never changes a hash.
+ */
+export function renderPromptFile(file: PromptFile): string {
+  for (const asMarkdown of [true, false]) {
+    const text = render(file, asMarkdown);
+    try {
+      if (same(parsePromptFile(text, `${file.id}.md`), file)) return text;
+    } catch {
+      // Not representable this way: try the next.
+    }
+  }
+  throw new CliError(`prompt ${file.id}: cannot be written as a file that reads back identically`);
+}
+
+function problem(fileName: string, message: string): CliError {
+  return new CliError(`${fileName}: ${message}`);
+}
+
+function applyDisabled(sections: Section[], entries: DisabledEntry[], fileName: string): void {
+  for (const entry of entries) {
+    const title = typeof entry === "string" ? entry : entry.title;
+    const matching = sections.filter((s) => s.title === title);
+    if (matching.length === 0) throw problem(fileName, `disabled: no section is titled ${JSON.stringify(title)}`);
+    let target: Section | undefined;
+    if (typeof entry === "string") {
+      if (matching.length > 1) {
+        throw problem(
+          fileName,
+          `disabled: ${matching.length} sections are titled ${JSON.stringify(title)}; name one as { title, occurrence }`,
+        );
+      }
+      target = matching[0];
+    } else {
+      target = matching[entry.occurrence - 1];
+      if (!target)
+        throw problem(fileName, `disabled: there is no occurrence ${entry.occurrence} of ${JSON.stringify(title)}`);
+    }
+    (target as Section).enabled = false;
+  }
+}
+
+/** Reads a prompt file; every mistake is named with the file and the field. */
+export function parsePromptFile(text: string, fileName: string): PromptFile {
+  const source = text.replace(/\r\n?/g, "\n");
+  if (!source.startsWith("---\n")) throw problem(fileName, "must start with YAML front matter (a line ---)");
+  const end = source.indexOf("\n---\n", 3);
+  const endAtEof = source.endsWith("\n---") ? source.length - 4 : -1;
+  const close = end >= 0 ? end : endAtEof;
+  if (close < 0) throw problem(fileName, "front matter is not closed by a line ---");
+  const yamlText = source.slice(4, close + 1);
+  const body = source.slice(close + 5);
+  let raw: unknown;
+  try {
+    raw = parse(yamlText);
+  } catch (error) {
+    throw problem(fileName, `front matter is not valid YAML: ${(error as Error).message.split("\n")[0]}`);
+  }
+  const checked = frontMatter.safeParse(raw ?? {});
+  if (!checked.success) throw problem(fileName, describeZodError(checked.error, "front matter"));
+  const meta = checked.data;
+  let sections: Section[];
+  if (meta.sections !== undefined) {
+    if (body.trim() !== "") throw problem(fileName, "sections are given in the front matter; the body must be empty");
+    if (meta.disabled !== undefined) throw problem(fileName, "disabled: set enabled on the front matter's sections");
+    sections = meta.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled ?? true }));
+  } else {
+    try {
+      sections = markdownToSections(body);
+    } catch (error) {
+      if (error instanceof AppError) throw problem(fileName, error.message);
+      throw error;
+    }
+    const limits = sectionsInput.safeParse(sections);
+    if (!limits.success) throw problem(fileName, describeZodError(limits.error, "sections"));
+    applyDisabled(sections, meta.disabled ?? [], fileName);
+  }
+  return {
+    id: meta.id,
+    name: meta.name,
+    description: meta.description ?? "",
+    content: { sections, tools: meta.tools ?? [] },
+  };
+}

@@ -1,0 +1,166 @@
+import { type Tool as ApiTool, PromptstoreError } from "@promptstore/client";
+import { CliError } from "../output.js";
+import { connect, Progress, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
+import { readLock, writeLock } from "./lockfile.js";
+import { classify, type PromptState } from "./state.js";
+import { readWorkspace } from "./workspace.js";
+
+export interface PushOptions extends RemoteOptions {
+  publish?: boolean;
+  message?: string;
+  force?: boolean;
+}
+
+export interface PushResult {
+  id: string;
+  file: string;
+  /** created: a new prompt; saved: a new version; unchanged: nothing new (also content equal to an older version). */
+  result: "created" | "saved" | "unchanged" | "skipped";
+  version: string | null;
+  published: boolean;
+  note?: string;
+}
+
+const CONFLICTS = new Set<PromptState["state"]>([
+  "changed locally and on server",
+  "new, but the id exists on the server",
+  "changed locally, deleted on server",
+]);
+
+function conflictLine(s: PromptState): string {
+  if (s.state === "new, but the id exists on the server")
+    return `${s.id} (${s.file}): a prompt with this id exists on the server and is not in the lockfile`;
+  if (s.state === "changed locally, deleted on server")
+    return `${s.id} (${s.file}): deleted on the server since the lock`;
+  return `${s.id} (${s.file}): latest moved on the server since the lock (${short(s.entry?.latest)} → ${short(s.remote?.latest_version)})`;
+}
+
+/**
+ * Saves a version for each file changed since the lock and creates the prompts that do not exist. Nothing is
+ * sent when a prompt moved on the server since the lock, unless `force`; the lock's latest is also sent as
+ * `base_version`, so a change that lands between the check and the save is refused by the server too.
+ */
+export async function push(dir: string, options: PushOptions): Promise<PushResult[]> {
+  const client = connect(options);
+  const lock = await readLock(dir);
+  const local = await readWorkspace(dir);
+  const remote = await talking(() => remotePrompts(client));
+  const states = classify(local, lock, remote);
+  const conflicts = states.filter((s) => CONFLICTS.has(s.state));
+  if (conflicts.length > 0 && !options.force) {
+    throw new CliError(
+      `push refused, nothing was sent: ${conflicts.map(conflictLine).join("; ")}. Pull first, or push --force to save over it`,
+    );
+  }
+
+  const results: PushResult[] = [];
+  const progress = new Progress("push", states.length);
+  try {
+    for (const state of states) {
+      results.push(await pushOne(client, state, options, lock));
+      progress.step();
+    }
+  } finally {
+    // What was pushed before a failure is recorded: the next push does not send it again.
+    await writeLock(dir, lock);
+  }
+  return results;
+}
+
+async function pushOne(
+  client: ReturnType<typeof connect>,
+  state: PromptState,
+  options: PushOptions,
+  lock: Awaited<ReturnType<typeof readLock>>,
+): Promise<PushResult> {
+  const { id, file } = state;
+  const local = state.local;
+  if (!local) {
+    return {
+      id,
+      file,
+      result: "skipped",
+      version: null,
+      published: false,
+      note: "file removed; push never deletes prompts",
+    };
+  }
+  const prompt = local.prompt;
+  // The file's tools passed the same schema the API validates with; only their static types differ.
+  const tools = prompt.content.tools as unknown as ApiTool[];
+  const publish = options.publish ?? false;
+  const record = (latest: string, production: string | null) =>
+    lock.set(id, { file, hash: local.hash, production, latest, name: prompt.name, description: prompt.description });
+
+  if (!state.remote) {
+    const created = await talking(() =>
+      client.create({
+        id,
+        name: prompt.name,
+        ...(prompt.description !== "" ? { description: prompt.description } : {}),
+        sections: prompt.content.sections,
+        ...(tools.length > 0 ? { tools } : {}),
+        ...(options.message !== undefined ? { message: options.message } : {}),
+        publish,
+      }),
+    );
+    record(created.version, publish ? created.version : null);
+    return { id, file, result: "created", version: created.version, published: publish };
+  }
+
+  const remote = state.remote;
+  const needsPublish = publish && remote.production_version !== local.hash;
+  if (!state.localChanged) {
+    if (!needsPublish) {
+      if (!state.serverChanged) record(remote.latest_version, remote.production_version);
+      return { id, file, result: "unchanged", version: local.hash, published: false };
+    }
+    // The file is what the server holds already: publishing it needs no new version.
+    await talking(() => client.publish(id, local.hash));
+    record(remote.latest_version, local.hash);
+    return { id, file, result: "unchanged", version: local.hash, published: true };
+  }
+
+  let saved: Awaited<ReturnType<typeof client.save>>;
+  try {
+    saved = await client.save(id, {
+      sections: prompt.content.sections,
+      tools,
+      ...(options.message !== undefined ? { message: options.message } : {}),
+      publish,
+      name: prompt.name,
+      description: prompt.description,
+      ...(options.force || !state.entry ? {} : { base_version: state.entry.latest }),
+    });
+  } catch (error) {
+    if (error instanceof PromptstoreError && error.status === 409) {
+      throw new CliError(
+        `push refused for ${id} (${file}): latest moved on the server meanwhile; pull first, or push --force`,
+      );
+    }
+    if (error instanceof PromptstoreError) throw new CliError(`${id} (${file}): ${error.message}`);
+    throw error;
+  }
+  const latest = saved.created ? saved.version : remote.latest_version;
+  const production = publish ? saved.version : remote.production_version;
+  record(latest, production);
+  return {
+    id,
+    file,
+    result: saved.created ? "saved" : "unchanged",
+    version: saved.version,
+    published: publish && remote.production_version !== saved.version,
+  };
+}
+
+export function describePush(results: PushResult[]): string {
+  const lines = results.map(
+    (r) =>
+      `${r.result.padEnd(9)} ${r.file}${r.version ? `  ${short(r.version)}` : ""}${r.published ? "  published" : ""}${r.note ? `  (${r.note})` : ""}`,
+  );
+  const count = (result: PushResult["result"]) => results.filter((r) => r.result === result).length;
+  lines.push(
+    `${count("created")} created, ${count("saved")} saved, ${count("unchanged")} unchanged, ${results.filter((r) => r.published).length} published`,
+  );
+  return lines.join("\n");
+}
