@@ -1,25 +1,67 @@
 #!/usr/bin/env node
 /**
- * Publish-to-client propagation: N SDK clients in mode `watch` hold a prompt; the prompt is published again
- * and again (alternating two versions), and each client's `onChange` time is taken against the moment the
- * publish response arrived. On SQLite (one server) and on PostgreSQL (two servers on one database, the
+ * Publish-to-client propagation: N SDK clients in mode `watch`, in child processes, hold a prompt; a new
+ * version of it is published again and again, and each client's `onChange` time is taken against the moment
+ * the publish response arrived. On SQLite (one server) and on PostgreSQL (two servers on one database, the
  * clients split across them, every publish made on the first). Prints one JSON line per run and returns the
  * rows to bench/run.js.
  */
+import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { startServer } from "../../server/bench/lib/processes.js";
 import { seed } from "../../server/bench/lib/seed.js";
-import { Promptstore } from "../dist/index.js";
 
 const PUBLISHES = Number(process.env.BENCH_PROPAGATION_PUBLISHES ?? 10);
+/** Processes the clients are spread over: 1000 applications do not share one event loop. */
+const PROCESSES = Number(process.env.BENCH_PROPAGATION_PROCESSES ?? 4);
 const SEEN_TIMEOUT_MS = 15_000;
+const WORKER = fileURLToPath(new URL("./propagation-worker.js", import.meta.url));
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const now = () => performance.timeOrigin + performance.now();
 
-/** Runs one scenario: `clients` SDK clients spread over `servers`, publishes made on the first server. */
-async function propagate(label, servers, seeded, clients) {
+/** A child process holding `count` clients; `ask` sends a message and resolves with the answer of `type`. */
+function startWorker(config) {
+  const child = fork(WORKER, { env: { ...process.env, PROPAGATION_WORKER: JSON.stringify(config) } });
+  const waiting = new Map();
+  child.on("message", (message) => {
+    waiting.get(message.type)?.(message);
+    waiting.delete(message.type);
+  });
+  const answer = (type, timeoutMs = 60_000) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`a client process did not answer ${type}`)), timeoutMs);
+      waiting.set(type, (message) => {
+        clearTimeout(timer);
+        resolve(message);
+      });
+    });
+  const started = answer("started");
+  return {
+    started,
+    answer,
+    ask: (message, type, timeoutMs) => {
+      const answered = answer(type, timeoutMs);
+      child.send(message);
+      return answered;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", resolve);
+        child.send({ type: "close" });
+      }),
+  };
+}
+
+/**
+ * Runs one scenario: `clients` SDK clients in `processes` child processes, spread over `servers`; every
+ * publish is of a version no client has read yet (the clients must read it from the service).
+ */
+async function propagate(label, servers, seeded, clients, processes = Math.min(clients, PROCESSES)) {
   const [first] = servers;
   const publish = async (version) => {
     const res = await fetch(`${first.url}/api/v2/prompts/${seeded.promptId}/publish`, {
@@ -28,59 +70,42 @@ async function propagate(label, servers, seeded, clients) {
       body: JSON.stringify({ version }),
     });
     if (res.status !== 200) throw new Error(`publish answered ${res.status}: ${await res.text()}`);
-    return performance.now();
+    return now();
   };
   const versions = await fetch(`${first.url}/api/v2/prompts/${seeded.promptId}/versions`, {
     headers: { "x-api-key": seeded.key },
   }).then(async (r) => (await r.json()).data.versions.map((v) => v.version));
-  const targets = [versions[0], versions[1]];
+  if (versions.length < PUBLISHES + 1) throw new Error(`the prompt needs ${PUBLISHES + 1} versions`);
 
-  let target = "";
-  let seen = new Map();
-  let heard = new Map();
-  let allSeen = () => {};
-  const sdk = Array.from({ length: clients }, (_, i) => {
-    const client = new Promptstore({
-      baseUrl: servers[i % servers.length].url,
-      apiKey: seeded.key,
-      onEvent: (event) => {
-        if (event.type === "prompt.published" && event.version === target && !heard.has(i)) {
-          heard.set(i, performance.now());
-        }
-      },
-      onChange: (change) => {
-        if (change.version !== target || seen.has(i)) return;
-        seen.set(i, performance.now());
-        if (seen.size === clients) allSeen();
-      },
-    });
-    return client;
-  });
+  const urls = servers.map((s) => s.url);
+  const workers = [];
+  for (let p = 0, offset = 0; p < processes; p++) {
+    const count = Math.floor(clients / processes) + (p < clients % processes ? 1 : 0);
+    workers.push(startWorker({ urls, key: seeded.key, promptId: seeded.promptId, count, offset }));
+    offset += count;
+  }
   try {
+    await Promise.all(workers.map((w) => w.started));
     // Start from a known production version, held by every client with its stream live.
-    target = targets[1];
-    await publish(target);
-    await Promise.all(sdk.map((client) => client.get(seeded.promptId)));
-    const live = await Promise.all(sdk.map((client) => client.ready(30_000)));
-    if (live.includes(false)) throw new Error(`${live.filter((l) => !l).length} clients have no live stream`);
+    await publish(versions[0]);
+    const held = await Promise.all(workers.map((w) => w.ask({ type: "hold", version: versions[0] }, "held")));
+    const down = held.reduce((n, h) => n + h.down, 0);
+    if (down > 0) throw new Error(`${down} clients have no live stream`);
 
     const latencies = [];
     const eventLatencies = [];
     let stale = 0;
-    for (let n = 0; n < PUBLISHES; n++) {
-      target = targets[n % 2];
-      seen = new Map();
-      heard = new Map();
-      const everyone = new Promise((resolve, reject) => {
-        allSeen = resolve;
-        setTimeout(() => reject(new Error(`${clients - seen.size} clients did not see the publish`)), SEEN_TIMEOUT_MS);
-      });
+    for (let n = 1; n <= PUBLISHES; n++) {
+      const target = versions[n];
+      await Promise.all(workers.map((w) => w.ask({ type: "arm", version: target }, "armed")));
+      const everyone = Promise.all(workers.map((w) => w.answer("seen", SEEN_TIMEOUT_MS)));
       const answered = await publish(target);
-      await everyone;
-      for (const at of seen.values()) latencies.push(Math.max(0, at - answered));
-      for (const at of heard.values()) eventLatencies.push(Math.max(0, at - answered));
+      for (const { seen, heard } of await everyone) {
+        for (const at of seen) latencies.push(Math.max(0, at - answered));
+        for (const at of heard) eventLatencies.push(Math.max(0, at - answered));
+      }
       // Served from memory now, and the version just published.
-      for (const client of sdk) if ((await client.get(seeded.promptId)).version !== target) stale++;
+      for (const { stale: s } of await Promise.all(workers.map((w) => w.ask({ type: "check" }, "checked")))) stale += s;
       await new Promise((r) => setTimeout(r, 100));
     }
     latencies.sort((a, b) => a - b);
@@ -88,6 +113,7 @@ async function propagate(label, servers, seeded, clients) {
     const row = {
       label,
       clients,
+      processes,
       instances: servers.length,
       publishes: PUBLISHES,
       p50: Number(percentile(latencies, 50).toFixed(1)),
@@ -100,23 +126,32 @@ async function propagate(label, servers, seeded, clients) {
     console.log(JSON.stringify({ bench: "propagation", ...row }));
     return row;
   } finally {
-    for (const client of sdk) client.close();
+    await Promise.all(workers.map((w) => w.close()));
   }
 }
 
 const CLIENT_COUNTS = (process.env.BENCH_PROPAGATION_CLIENTS ?? "1,100,1000").split(",").map(Number);
+/** Also run with every client in the bench's one process, the harshest case for the clients' side. */
+const ONE_PROCESS = (process.env.BENCH_PROPAGATION_ONE_PROCESS ?? "1000").split(",").map(Number);
+
+async function scenarios(label, servers, seeded) {
+  const rows = [];
+  for (const clients of CLIENT_COUNTS) {
+    rows.push(await propagate(label, servers, seeded, clients));
+    if (ONE_PROCESS.includes(clients) && Math.min(clients, PROCESSES) > 1)
+      rows.push(await propagate(label, servers, seeded, clients, 1));
+  }
+  return rows;
+}
 
 export async function sqlitePropagation() {
   const dir = mkdtempSync(join(tmpdir(), "promptstore-propagation-"));
   const url = join(dir, "propagation.sqlite");
   try {
-    const seeded = await seed(url, { prompts: 1, versions: 2 });
+    const seeded = await seed(url, { prompts: 1, versions: PUBLISHES + 1 });
     const server = await startServer(url, {});
     try {
-      const rows = [];
-      for (const clients of CLIENT_COUNTS)
-        rows.push(await propagate("SQLite, one instance", [server], seeded, clients));
-      return rows;
+      return await scenarios("SQLite, one instance", [server], seeded);
     } finally {
       await server.stop();
     }
@@ -127,14 +162,10 @@ export async function sqlitePropagation() {
 
 /** `databaseUrl`: a fresh PostgreSQL database of the caller's. */
 export async function postgresPropagation(databaseUrl) {
-  const seeded = await seed(databaseUrl, { prompts: 1, versions: 2 });
+  const seeded = await seed(databaseUrl, { prompts: 1, versions: PUBLISHES + 1 });
   const servers = [await startServer(databaseUrl, {}), await startServer(databaseUrl, {})];
   try {
-    const rows = [];
-    for (const clients of CLIENT_COUNTS) {
-      rows.push(await propagate("PostgreSQL, two instances", servers, seeded, clients));
-    }
-    return rows;
+    return await scenarios("PostgreSQL, two instances", servers, seeded);
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
   }

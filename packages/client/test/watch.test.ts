@@ -25,7 +25,7 @@ describe.each(DATABASES)("watch mode, kept current by the change stream ($name)"
 
     const alpha = await client.get("alpha");
     await waitFor(() => idle(client), 10_000, "the stream to be live");
-    const streams = () => counter.calls.filter((c) => c.url.endsWith("/api/v2/events")).length;
+    const streams = () => counter.calls.filter((c) => c.url.endsWith("/api/v2/events?include=read")).length;
     expect(streams()).toBe(1);
     const before = counter.calls.length;
     for (let i = 0; i < 1000; i++) expect(await client.get("alpha")).toStrictEqual(alpha);
@@ -105,6 +105,33 @@ describe.each(DATABASES)("watch mode, kept current by the change stream ($name)"
     expect((await client.get("agent")).version).toBe(v1.version);
   });
 
+  test("a published event carries the production read: the client serves it without a request", async () => {
+    const server = await fx.start();
+    const writer = fx.client({ baseUrl: server.url, mode: "none" });
+    const v1 = await writer.create({ name: "Carried", sections: sections("v1"), publish: true });
+    const changes: PromptChange[] = [];
+    const counter = countingFetch();
+    const client = fx.client({ baseUrl: server.url, fetch: counter.fetch, onChange: (c) => changes.push(c) });
+    expect((await client.get("carried")).version).toBe(v1.version);
+    await waitFor(() => idle(client), 10_000, "the stream to be live");
+    const before = counter.calls.length;
+
+    const v2 = await writer.save("carried", { sections: sections("v2"), publish: true });
+    await waitFor(() => changes.length === 2, 10_000, "the publish to be served");
+    expect(counter.calls.length).toBe(before);
+    // Exactly what the service answers a read with, label and pointers included.
+    expect(await client.get("carried")).toStrictEqual(await writer.get("carried"));
+    expect((await client.get("carried")).version).toBe(v2.version);
+    expect(changes.at(-1)).toEqual({
+      promptId: "carried",
+      ref: "production",
+      guard: true,
+      version: v2.version,
+      previousVersion: v1.version,
+    });
+    expect(counter.calls.length).toBe(before);
+  });
+
   test("a get made the moment an event arrives waits for the read in flight: never the old version", async () => {
     const server = await fx.start();
     const proxy = await fx.proxy(server.url);
@@ -118,10 +145,15 @@ describe.each(DATABASES)("watch mode, kept current by the change stream ($name)"
         if (event.type !== "prompt.published") return;
         // Called synchronously as the event is applied: the read it started is still in flight.
         const started = performance.now();
-        pending.push(client.get("slow-publish").then((p) => ({ version: p.version, ms: performance.now() - started })));
+        pending.push(
+          client
+            .get("slow-publish", { guard: false })
+            .then((p) => ({ version: p.version, ms: performance.now() - started })),
+        );
       },
     });
-    expect((await client.get("slow-publish")).version).toBe(v1.version);
+    // Without the guard: the events carry only the guarded read, so this one is read again.
+    expect((await client.get("slow-publish", { guard: false })).version).toBe(v1.version);
     await waitFor(() => idle(client), 10_000, "the stream to be live");
 
     proxy.delayNext(1, 400, "/api/v2/prompts/slow-publish");
@@ -130,7 +162,7 @@ describe.each(DATABASES)("watch mode, kept current by the change stream ($name)"
     const served = await pending[0];
     expect(served?.version).toBe(v2.version);
     expect(served?.ms).toBeGreaterThanOrEqual(300);
-    expect((await client.get("slow-publish")).version).toBe(v2.version);
+    expect((await client.get("slow-publish", { guard: false })).version).toBe(v2.version);
   });
 
   test("events for prompts the client does not hold are ignored; held ones are read again once", async () => {
