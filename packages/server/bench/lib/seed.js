@@ -24,7 +24,14 @@ export async function seed(databaseUrl, { prompts = 1, versions = 1, onProgress 
     const org = await tenants.createOrganization(`bench-${Date.now()}`, "unlimited");
     const project = await tenants.createProject(org.id, "bench");
     const { key } = await tenants.createApiKey(project.id);
-    const scope = { projectId: project.id, projectName: project.name, orgId: org.id, plan: "unlimited" };
+    const scope = {
+      projectId: project.id,
+      projectName: project.name,
+      orgId: org.id,
+      plan: "unlimited",
+      actor: "cli",
+      access: "publish",
+    };
     const service = new PromptService(store, new ChangeBus(), { guardText: "GUARD" });
     let target;
     for (let p = 0; p < prompts; p++) {
