@@ -23,6 +23,8 @@ export const LIMITS = {
   toolParametersDepth: 32,
   toolParametersLength: 100_000,
   markdownLength: 1_048_576,
+  /** Versions in one import request; a longer history is sent in several (each is idempotent). */
+  versionsPerImport: 100,
   bodyBytes: 1_048_576,
 } as const;
 
@@ -248,7 +250,7 @@ export const importPromptBody = z.strictObject({
     .describe("When the prompt was created on the source; used when the import creates it"),
   versions: z
     .array(importedVersion)
-    .max(LIMITS.sectionsPerVersion, `must contain at most ${LIMITS.sectionsPerVersion} versions`)
+    .max(LIMITS.versionsPerImport, `must contain at most ${LIMITS.versionsPerImport} versions`)
     .describe("Versions to add, any order; those the prompt already has are left as they are"),
   latest_version: fullHash
     .optional()

@@ -404,6 +404,12 @@ export class PromptService {
    * pointers already in place are not moved, and nothing is recorded when nothing changed.
    */
   async importPrompt(scope: Scope, body: ImportPromptBody): Promise<ImportedPrompt> {
+    // Moving production is a publish, whoever's history it comes from.
+    requireAccess(
+      scope,
+      body.production_version !== undefined ? "publish" : "write",
+      body.production_version !== undefined ? "importing with production_version" : "importing versions",
+    );
     const prepared = body.versions.map((v, i) => {
       const content = toContent({ sections: v.sections, tools: v.tools });
       const hash = contentHash(content);
@@ -478,15 +484,28 @@ export class PromptService {
           ? { description: body.description }
           : {}),
       };
+      // Latest can also move without a version being added (an older bundle, or versions sent earlier):
+      // that is a change of what `latest` serves, told and recorded like a save.
+      const latestMoved = !created && latest !== current.latest_version;
+      const productionMoved = production !== current.production_version;
       const events: NewEvent[] = [];
-      if (created) events.push(event("prompt.created", id, latest, production, latest, timestamp));
-      else if (inserted > 0) events.push(event("prompt.version_saved", id, latest, production, latest, timestamp));
-      if (production !== current.production_version && production !== null) {
+      // The trail names who imported (the bundle's saved_by stays the versions' history).
+      const audit: NewAuditEntry[] = [];
+      if (created) {
+        events.push(event("prompt.created", id, latest, production, latest, timestamp));
+        audit.push(audited(scope, "prompt.created", id, null, latest, timestamp));
+      } else if (inserted > 0 || latestMoved) {
+        events.push(event("prompt.version_saved", id, latest, production, latest, timestamp));
+        audit.push(audited(scope, "prompt.saved", id, current.latest_version, latest, timestamp));
+      }
+      if (productionMoved && production !== null) {
         events.push(event("prompt.published", id, production, production, latest, timestamp));
+        audit.push(audited(scope, "prompt.published", id, current.production_version, production, timestamp));
       }
       const changed = created || inserted > 0 || Object.keys(patch).length > 0;
       if (Object.keys(patch).length > 0) await tx.updatePrompt(id, { ...patch, updated_at: timestamp });
       if (changed) {
+        await tx.recordAudit(audit);
         await tx.recordEvents(events, this.sinks);
         await tx.announceChange(id);
       }

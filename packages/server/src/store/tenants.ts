@@ -44,7 +44,7 @@ export interface KeyGrant {
   actor: string;
 }
 
-const KEY_PREFIX_LENGTH = 12;
+export const KEY_PREFIX_LENGTH = 12;
 const KEY_COLUMNS = ["id", "project_id", "prefix", "scope", "created_at", "revoked_at", "last_used_at"] as const;
 
 export const hashApiKey = (key: string): string => sha256Hex(key);

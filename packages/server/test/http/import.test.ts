@@ -1,6 +1,7 @@
 import { contentHash } from "@promptstore/core/hash";
 import { describe, expect, it } from "vitest";
 import { importedPrompt, successEnvelope } from "../../src/http/response-schemas.js";
+import { KEY_PREFIX_LENGTH } from "../../src/store/tenants.js";
 import { useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 
@@ -90,6 +91,32 @@ describe.each(DATABASES)("POST /api/v2/import ($name)", (database) => {
     const read = await t.request("GET", "/api/v2/prompts/support-bot");
     expect(read.body.data.version).toBe(hashOf(2));
     expect(read.body.data.label).toBe("production");
+  });
+
+  it("records who imported in the audit trail, and tells latest moving back to an older bundle's as a save", async () => {
+    await t.request("POST", "/api/v2/import", { body: importBody() });
+    await t.request("POST", "/api/v2/import", { body: importBody({ versions: [], production_version: hashOf(2) }) });
+    // An older bundle: nothing to add, but latest moves back to what it names.
+    const older = await t.request("POST", "/api/v2/import", {
+      body: importBody({ versions: [versionOf(1)], latest_version: hashOf(1) }),
+    });
+    expect(older.body.data).toMatchObject({ versions_created: 0, latest_version: hashOf(1), published: false });
+    const trail = await t.request("GET", "/api/v2/audit");
+    // The importer's key, never the bundle's authors (they stay the versions' saved_by).
+    const importer = `key:${t.key.slice(0, KEY_PREFIX_LENGTH)}`;
+    expect(trail.body.data.entries.map((e: any) => [e.actor, e.action, e.target, e.before, e.after])).toEqual([
+      [importer, "prompt.saved", "support-bot", hashOf(3), hashOf(1)],
+      [importer, "prompt.published", "support-bot", null, hashOf(2)],
+      [importer, "prompt.created", "support-bot", null, hashOf(3)],
+      // The test project's own key, made when the project was.
+      ["system", "key.created", t.project.keyId, null, "publish"],
+    ]);
+    const events = await t.store.events.since(t.project.projectId, 0, 100);
+    expect(events.map((e) => [e.type, e.latest_version, e.production_version])).toEqual([
+      ["prompt.created", hashOf(3), null],
+      ["prompt.published", hashOf(3), hashOf(2)],
+      ["prompt.version_saved", hashOf(1), hashOf(2)],
+    ]);
   });
 
   it("adds the missing versions to a prompt that has some, in any order", async () => {

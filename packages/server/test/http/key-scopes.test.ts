@@ -1,3 +1,4 @@
+import { contentHash } from "@promptstore/core/hash";
 import type { KeyScope } from "@promptstore/core/key-scopes";
 import { describe, expect, it } from "vitest";
 import { promptBody, useTestApp } from "../support/app.js";
@@ -19,6 +20,19 @@ interface Action {
   ok: number;
   run: (key: string, promptId: string) => [method: string, url: string, body?: unknown];
 }
+
+/** An import of a new prompt with one version made elsewhere, optionally published as it was there. */
+const imported = (id: string, production: boolean) => {
+  const sections = [{ title: "Role", content: `Imported as ${id}.` }];
+  const version = contentHash({ sections: sections.map((s) => ({ ...s, enabled: true })), tools: [] });
+  return {
+    id,
+    name: id,
+    versions: [{ version, created_at: "2025-01-01T00:00:00.000Z", sections }],
+    latest_version: version,
+    ...(production ? { production_version: version } : {}),
+  };
+};
 
 const ACTIONS: Action[] = [
   { name: "list (v2)", needs: "read", refused: ["", ""], ok: 200, run: () => ["GET", "/api/v2/prompts"] },
@@ -72,6 +86,20 @@ const ACTIONS: Action[] = [
     refused: ["deleting a prompt", "publish"],
     ok: 200,
     run: (_, id) => ["DELETE", `/api/v2/prompts/${id}`],
+  },
+  {
+    name: "import",
+    needs: "write",
+    refused: ["importing versions", "write or higher"],
+    ok: 200,
+    run: () => ["POST", "/api/v2/import", imported("imported", false)],
+  },
+  {
+    name: "import with production_version",
+    needs: "publish",
+    refused: ["importing with production_version", "publish"],
+    ok: 200,
+    run: () => ["POST", "/api/v2/import", imported("imported-live", true)],
   },
   {
     name: "list webhooks",
