@@ -354,6 +354,60 @@ describe.each(DATABASES)("promptstore pull/status/diff/push/check ($name)", (dat
     expect(latest.body.data.prompt).toBe("<Task>\nBriefly summarize {{ text }}.\n</Task>");
   });
 
+  it("push --publish does not put back what production served before a publish from elsewhere; a prompt deleted on the server is not recreated", async () => {
+    const app = await server(database);
+    const seeded = await seedEdgeCases(app);
+    const dir = tempDir();
+    await psJson(app, ["pull", dir]);
+    // Someone publishes a newer support-bot from the dashboard; the file still holds the older one.
+    const newer = await app.call("PUT", "/api/v2/prompts/support-bot", {
+      markdown: "# Role\nA newer role.",
+      publish: true,
+    });
+    expect(newer.body.data.published).toBe(true);
+    const status = await psJson(app, ["status", dir]);
+    expect(status.prompts.find((p: any) => p.id === "support-bot").state).toBe("changed on server");
+
+    // Without --publish an unedited file sends nothing, and is no conflict.
+    const plain = await psJson(app, ["push", dir]);
+    expect(plain.prompts.find((p: any) => p.id === "support-bot")).toEqual({
+      id: "support-bot",
+      file: "support-bot.md",
+      result: "unchanged",
+      version: seeded.edge,
+      published: false,
+    });
+    const refused = await ps(app, ["push", dir, "--publish"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error: push refused, nothing was sent: support-bot (support-bot.md): production moved on the server since the lock (${seeded.edge.slice(0, 12)} → ${newer.body.data.version.slice(0, 12)}); publishing the file would replace it. Pull first, or push --force to save over it\n`,
+    );
+    const production = async () => (await app.call("GET", "/api/v2/prompts/support-bot")).body.data.version;
+    expect(await production()).toBe(newer.body.data.version);
+
+    // A prompt deleted on the server since the lock: an unedited file does not bring it back.
+    expect((await app.call("DELETE", "/api/v2/prompts/summarizer")).status).toBe(200);
+    const deleted = await ps(app, ["push", dir]);
+    expect(deleted.code).toBe(1);
+    expect(deleted.stderr).toBe(
+      "error: push refused, nothing was sent: summarizer (summarizer.md): deleted on the server since the lock. Pull first, or push --force to save over it\n",
+    );
+    expect((await app.call("GET", "/api/v2/prompts/summarizer")).status).toBe(404);
+
+    // --force is the explicit choice: the file's version goes back to production, the prompt is created again.
+    const forced = await psJson(app, ["push", dir, "--publish", "--force"]);
+    expect(forced.prompts.find((p: any) => p.id === "support-bot")).toMatchObject({
+      result: "unchanged",
+      version: seeded.edge,
+      published: true,
+    });
+    expect(forced.prompts.find((p: any) => p.id === "summarizer")).toMatchObject({
+      result: "created",
+      version: seeded.plain,
+    });
+    expect(await production()).toBe(seeded.edge);
+  });
+
   it("check passes while production matches the lockfile and fails after a publish from elsewhere", async () => {
     const app = await server(database);
     const seeded = await seedEdgeCases(app);

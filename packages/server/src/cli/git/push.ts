@@ -27,11 +27,23 @@ const CONFLICTS = new Set<PromptState["state"]>([
   "changed locally, deleted on server",
 ]);
 
+/**
+ * What push refuses to act on without `--force`. Publishing also refuses a prompt whose server side moved
+ * since the lock: its file would put back into production what someone else has since replaced. A prompt
+ * deleted on the server is not brought back by an unedited file.
+ */
+function isConflict(s: PromptState, publish: boolean): boolean {
+  if (CONFLICTS.has(s.state) || s.state === "deleted on server") return true;
+  return publish && s.state === "changed on server" && s.remote?.production_version !== s.local?.hash;
+}
+
 function conflictLine(s: PromptState): string {
   if (s.state === "new, but the id exists on the server")
     return `${s.id} (${s.file}): a prompt with this id exists on the server and is not in the lockfile`;
-  if (s.state === "changed locally, deleted on server")
+  if (s.state === "changed locally, deleted on server" || s.state === "deleted on server")
     return `${s.id} (${s.file}): deleted on the server since the lock`;
+  if (s.state === "changed on server")
+    return `${s.id} (${s.file}): production moved on the server since the lock (${short(s.entry?.production)} → ${short(s.remote?.production_version)}); publishing the file would replace it`;
   return `${s.id} (${s.file}): latest moved on the server since the lock (${short(s.entry?.latest)} → ${short(s.remote?.latest_version)})`;
 }
 
@@ -46,7 +58,7 @@ export async function push(dir: string, options: PushOptions): Promise<PushResul
   const local = await readWorkspace(dir);
   const remote = await talking(() => remotePrompts(client));
   const states = classify(local, lock, remote);
-  const conflicts = states.filter((s) => CONFLICTS.has(s.state));
+  const conflicts = states.filter((s) => isConflict(s, options.publish ?? false));
   if (conflicts.length > 0 && !options.force) {
     throw new CliError(
       `push refused, nothing was sent: ${conflicts.map(conflictLine).join("; ")}. Pull first, or push --force to save over it`,
