@@ -173,6 +173,7 @@ describe.each(DATABASES)("generated hostile requests ($name)", (database) => {
       orgId: main.orgId,
       otherOrgId: other.orgId,
       key: main.key,
+      readKey: (await t.app.tenants.createApiKey(main.projectId, { scope: "read" })).key,
       promptIds: ["alpha", "beta", "shared-id", "other-only", "missing", "gamma"],
       hashes,
       webhookIds: [ours.body.data.id, theirs.body.data.id, "wh_missing"],

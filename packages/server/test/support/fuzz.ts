@@ -22,6 +22,8 @@ export interface FuzzWorld {
   orgId: string;
   otherOrgId: string;
   key: string;
+  /** A read-scoped key of the main project: every write it asks for is a 403 that changes nothing. */
+  readKey: string;
   /** Prompt ids: the main project's, the other project's, and ones that exist nowhere. */
   promptIds: string[];
   hashes: string[];
@@ -180,6 +182,32 @@ const bodyObject = (ids: string[]) =>
       { requiredKeys: ["markdown"] },
     ),
     fc.record({ version: mostly(versionRef([])) }, { requiredKeys: [] }),
+    // POST /api/v2/import: versions whose hashes rarely match their content (a 400), pointers at anything.
+    fc.record(
+      {
+        id: mostly(fc.constantFrom(...ids, "fresh-id")),
+        name: mostly(plainText),
+        created_at: mostly(fc.constantFrom("2025-01-01T00:00:00.000Z", "yesterday", "2025-13-40T99:99:99Z")),
+        versions: mostly(
+          fc.array(
+            fc.record(
+              {
+                version: mostly(versionRef([])),
+                message: mostly(plainText),
+                created_at: mostly(fc.constantFrom("2025-01-01T00:00:00.000Z", "")),
+                saved_by: mostly(plainText),
+                sections: mostly(fc.array(validSection, { minLength: 1, maxLength: 2 })),
+              },
+              { requiredKeys: ["version", "created_at", "sections"] },
+            ),
+            { maxLength: 3 },
+          ),
+        ),
+        latest_version: mostly(versionRef([])),
+        production_version: mostly(versionRef([])),
+      },
+      { requiredKeys: ["id", "name", "versions"] },
+    ),
     fc.record(
       {
         url: mostly(
@@ -381,7 +409,8 @@ export const headerSet = (world: FuzzWorld): fc.Arbitrary<Record<string, string 
           fc.constantFrom(...CONTENT_TYPES),
         ),
         "x-api-key": fc.oneof(
-          { weight: 8, arbitrary: fc.constant(world.key) },
+          { weight: 7, arbitrary: fc.constant(world.key) },
+          { weight: 1, arbitrary: fc.constant(world.readKey) },
           {
             weight: 2,
             arbitrary: fc.constantFrom(
@@ -461,6 +490,8 @@ export const fuzzRequest = (world: FuzzWorld): fc.Arbitrary<FuzzRequest> => {
       ["POST"],
     ),
     route(fc.constant("/api/v2/webhooks"), ["GET", "POST"]),
+    route(fc.constant("/api/v2/import"), ["POST"]),
+    route(fc.constant("/api/v2/audit"), ["GET"]),
     route(
       webhook.map((id) => `/api/v2/webhooks/${id}`),
       ["GET", "PATCH", "DELETE"],
@@ -508,6 +539,10 @@ export const fuzzRequest = (world: FuzzWorld): fc.Arbitrary<FuzzRequest> => {
       ["GET"],
     ),
     route(
+      project.map((p) => `/api/dashboard/projects/${p}/audit`),
+      ["GET"],
+    ),
+    route(
       project.map((p) => `/api/dashboard/projects/${p}/keys`),
       ["GET", "POST"],
     ),
@@ -534,6 +569,7 @@ export const fuzzRequest = (world: FuzzWorld): fc.Arbitrary<FuzzRequest> => {
     route(
       fc.constantFrom(
         "/healthz",
+        "/metrics",
         "/api/v2/openapi.json",
         "/api/v2/",
         "/api/v3/prompts",
@@ -677,6 +713,7 @@ const TABLES = [
   "event_horizon",
   "webhook_endpoints",
   "webhook_deliveries",
+  "audit_log",
 ] as const;
 
 /** Every row of every table, rows sorted, as one string: equal dumps mean an unchanged store. */
