@@ -30,10 +30,12 @@ export function registerGitCommands(program: Command): void {
     });
 
   remoteOptions(program.command("diff <dir>"))
-    .description("what push would change, section by section (coloured on a terminal)")
+    .description("what push would change, section by section (coloured on a terminal, unless NO_COLOR is set)")
     .action(async (dir: string, opts: RemoteOptions) => {
       const diffs = await diff(dir, opts);
-      emit(!!opts.json, { prompts: diffs }, () => describeDiff(diffs, process.stdout.isTTY === true));
+      // NO_COLOR (no-color.org): a terminal whose user asked for plain text gets it.
+      const colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
+      emit(!!opts.json, { prompts: diffs }, () => describeDiff(diffs, colour));
     });
 
   remoteOptions(program.command("push <dir>"))

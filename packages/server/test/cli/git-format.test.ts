@@ -94,6 +94,37 @@ describe("diff output", () => {
     );
   });
 
+  it("shows a changed name, description and tools beside the sections", () => {
+    const tool = (description: string) => ({
+      type: "function" as const,
+      function: { name: "lookup", description, parameters: { type: "object", properties: {} } },
+    });
+    const before = { ...file([{ title: "Role", content: "same", enabled: true }], [tool("Finds an order")]) };
+    const after = {
+      ...file([{ title: "Role", content: "same", enabled: true }], [tool("Finds an order by id")]),
+      name: "P2",
+      description: "now described",
+    };
+    const changed = diffPrompt("p", "p.md", before, after, "b".repeat(64), "a".repeat(64));
+    expect(describeDiff([changed], false)).toBe(
+      [
+        "p.md (p): server latest aaaaaaaaaaaa → file bbbbbbbbbbbb",
+        "  name: -P +P2",
+        "  description: - +now described",
+        "  tools changed",
+        "    @@ -3,7 +3,7 @@",
+        '         "type": "function",',
+        '         "function": {',
+        '           "name": "lookup",',
+        '    -      "description": "Finds an order",',
+        '    +      "description": "Finds an order by id",',
+        '           "parameters": {',
+        '             "type": "object",',
+        '             "properties": {}',
+      ].join("\n"),
+    );
+  });
+
   it("colours only when asked (stdout is a terminal)", () => {
     const coloured = describeDiff([d], true);
     expect(coloured).toContain("\u001b[31m-two\u001b[39m");

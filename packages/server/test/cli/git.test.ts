@@ -232,11 +232,19 @@ describe.each(DATABASES)("promptstore pull/status/diff/push/check ($name)", (dat
     );
     expect(shown.stdout).not.toContain("\u001b[");
     // On a terminal (a pseudo-terminal through script(1)) the same diff is coloured.
+    const terminalEnv: NodeJS.ProcessEnv = { ...process.env, PROMPTSTORE_URL: app.url, PROMPTSTORE_API_KEY: app.key };
+    delete terminalEnv.NO_COLOR;
     const onTerminal = await run("script", ["-qec", `${process.execPath} ${BIN} diff ${dir}`, "/dev/null"], {
-      env: { ...process.env, PROMPTSTORE_URL: app.url, PROMPTSTORE_API_KEY: app.key },
+      env: terminalEnv,
     });
     expect(onTerminal.stdout).toContain("\u001b[31m-You help customers of {{ company }}.  \u001b[39m");
     expect(onTerminal.stdout).toContain("\u001b[32m+You gladly help customers of {{ company }}.  \u001b[39m");
+    // NO_COLOR asks a terminal for plain text.
+    const noColour = await run("script", ["-qec", `${process.execPath} ${BIN} diff ${dir}`, "/dev/null"], {
+      env: { ...terminalEnv, NO_COLOR: "1" },
+    });
+    expect(noColour.stdout).toContain("-You help customers of {{ company }}.  ");
+    expect(noColour.stdout).not.toContain("\u001b[");
 
     const pushed = await psJson(app, ["push", dir, "--message", "gladly"]);
     expect(pushed.prompts).toEqual([
