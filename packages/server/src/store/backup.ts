@@ -29,6 +29,7 @@ const TABLE_ORDER = [
   "event_horizon",
   "webhook_endpoints",
   "webhook_deliveries",
+  "audit_log",
 ];
 /** Counters of the rate limiter's current window: they mean nothing on another day, and are left out. */
 const LEFT_OUT = new Set(["rate_limits"]);
@@ -54,7 +55,8 @@ export interface BackupSummary {
 
 const any = (db: Kysely<Database> | Transaction<Database>) => db as unknown as Kysely<any>;
 
-async function tablesOf(db: Kysely<Database>): Promise<string[]> {
+/** Every table of the store holding the user's data, each after those it refers to (also the fuzz's dump). */
+export async function tablesOf(db: Kysely<Database>): Promise<string[]> {
   const names = (await db.introspection.getTables()).map((t) => t.name).filter((name) => !LEFT_OUT.has(name));
   const rank = (name: string) => {
     const at = TABLE_ORDER.indexOf(name);
