@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageLimit } from "./schemas.js";
 import { text } from "./text.js";
 
 /**
@@ -36,13 +37,7 @@ export interface AuditPage {
 }
 
 export const auditQuery = z.object({
-  limit: z.coerce
-    .number({ error: "must be a whole number from 1 to 100" })
-    .int("must be a whole number from 1 to 100")
-    .min(1, "must be a whole number from 1 to 100")
-    .max(100, "must be a whole number from 1 to 100")
-    .optional()
-    .describe("Page size, 1-100 (default 50)"),
+  limit: pageLimit.describe("Page size, 1-100 (default 50)"),
   cursor: text().max(64, "is not a valid cursor").optional().describe("next_cursor of the previous page"),
 });
 

@@ -182,14 +182,16 @@ export const eventsQuery = z.object({
     .describe("read: each live event also carries the production read it leads to (guard on), as `read`"),
 });
 
+/** `limit` of a paginated read: a page of 1 to 100 items, from the query string. */
+export const pageLimit = z.coerce
+  .number({ error: "must be a whole number from 1 to 100" })
+  .int("must be a whole number from 1 to 100")
+  .min(1, "must be a whole number from 1 to 100")
+  .max(100, "must be a whole number from 1 to 100")
+  .optional();
+
 export const listQuery = z.object({
-  limit: z.coerce
-    .number({ error: "must be a whole number from 1 to 100" })
-    .int("must be a whole number from 1 to 100")
-    .min(1, "must be a whole number from 1 to 100")
-    .max(100, "must be a whole number from 1 to 100")
-    .optional()
-    .describe("Page size, 1-100; without it every prompt is listed"),
+  limit: pageLimit.describe("Page size, 1-100; without it every prompt is listed"),
   cursor: text().max(512, "is not a valid cursor").optional().describe("next_cursor of the previous page"),
 });
 

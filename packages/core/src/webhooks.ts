@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { EVENT_TYPES, type EventType, type PromptEvent } from "./events.js";
+import { pageLimit } from "./schemas.js";
 import { text } from "./text.js";
 
 export const WEBHOOK_LIMITS = {
@@ -86,13 +87,7 @@ export const updateWebhookBody = z
 export const rotateSecretBody = z.strictObject({});
 
 export const deliveriesQuery = z.object({
-  limit: z.coerce
-    .number({ error: "must be a whole number from 1 to 100" })
-    .int("must be a whole number from 1 to 100")
-    .min(1, "must be a whole number from 1 to 100")
-    .max(100, "must be a whole number from 1 to 100")
-    .optional()
-    .describe("How many deliveries, newest first, 1-100; default 50"),
+  limit: pageLimit.describe("How many deliveries, newest first, 1-100; default 50"),
   status: z
     .enum(DELIVERY_STATUSES, { error: `must be one of ${DELIVERY_STATUSES.join(", ")}` })
     .optional()
