@@ -89,9 +89,13 @@ describe.each(DATABASES)("API key scopes on MCP and the events stream ($name)", 
         } else {
           expect(result.isError).toBe(true);
           expect(text).toBe(c.refusal?.(held));
-          const seeded = await t.request("GET", "/api/v2/prompts/seeded?version=latest", { key: keys.read });
-          expect(seeded.status).toBe(200);
-          expect(seeded.body.data.version).toBe(seeded.body.data.production_version);
+          // Nothing changed: the one seeded prompt, with its one version, published.
+          const list = await t.request("GET", "/api/v2/prompts", { key: keys.read });
+          expect(list.body.data.prompts.map((p: any) => [p.id, p.latest_version === p.production_version])).toEqual([
+            ["seeded", true],
+          ]);
+          const history = await t.request("GET", "/api/v2/prompts/seeded/versions", { key: keys.read });
+          expect(history.body.data.versions).toHaveLength(1);
         }
       });
     }
@@ -101,7 +105,12 @@ describe.each(DATABASES)("API key scopes on MCP and the events stream ($name)", 
       const { prompts } = await client.listPrompts();
       expect(prompts.map((p) => p.name)).toEqual(["seeded"]);
       const got = await client.getPrompt({ name: "seeded", arguments: { company: "Acme", language: "English" } });
-      expect(got.messages[0]?.content).toMatchObject({ type: "text" });
+      // The production read with the guard and the variables filled in, exactly as REST fills it.
+      const rest = await t.request("GET", "/api/v2/prompts/seeded", { key: keys.read });
+      const filled = (rest.body.data.prompt as string)
+        .replaceAll("{{ company }}", "Acme")
+        .replaceAll("{{ language }}", "English");
+      expect(got.messages).toEqual([{ role: "user", content: { type: "text", text: filled } }]);
     });
 
     it(`a ${held} key opens the events stream and is told of changes`, async () => {
