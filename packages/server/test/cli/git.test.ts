@@ -149,7 +149,11 @@ async function seedEdgeCases(app: ListeningApp): Promise<{ edge: string; plain: 
   return { edge: edge.body.data.version, plain: plain.body.data.version, exotic: exotic.body.data.version };
 }
 
-describe.each(DATABASES)("promptstore pull/status/diff/push/check ($name)", (database) => {
+// Each test runs the binary a dozen times or more, each a new Node process: on a loaded machine (the whole
+// suite beside it) one test can take longer than the suite's default 30 s.
+const SLOW = { timeout: 120_000 };
+
+describe.each(DATABASES)("promptstore pull/status/diff/push/check ($name)", SLOW, (database) => {
   it("pull, edit, status, diff, push, then the new version is read over HTTP", async () => {
     const app = await server(database);
     const seeded = await seedEdgeCases(app);
@@ -469,7 +473,7 @@ describe.each(DATABASES)("promptstore pull/status/diff/push/check ($name)", (dat
   });
 });
 
-describe.each(DATABASES)("promptstore export/import ($name)", (database) => {
+describe.each(DATABASES)("promptstore export/import ($name)", SLOW, (database) => {
   it("moves every prompt with every version to another server: hashes, messages, times; production only when asked", async () => {
     const source = await server(database);
     await seedEdgeCases(source);
