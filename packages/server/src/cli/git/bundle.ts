@@ -137,15 +137,8 @@ function chunks(prompt: BundledPrompt): BundledVersion[][] {
   return result;
 }
 
-export interface ImportResult {
-  id: string;
-  created: boolean;
-  versions_created: number;
-  versions_existing: number;
-  latest_version: string;
-  production_version: string | null;
-  published: boolean;
-}
+/** Per prompt, the server's own answer, summed over the requests a long history took. */
+export type ImportResult = ImportedPrompt;
 
 async function importOne(client: Promptstore, prompt: BundledPrompt, publishAsSource: boolean): Promise<ImportResult> {
   const production = publishAsSource && prompt.production_version !== null ? prompt.production_version : undefined;

@@ -25,15 +25,16 @@ const CONFLICTS = new Set<PromptState["state"]>([
   "changed locally and on server",
   "new, but the id exists on the server",
   "changed locally, deleted on server",
+  // An unedited file does not bring back a prompt someone deleted.
+  "deleted on server",
 ]);
 
 /**
  * What push refuses to act on without `--force`. Publishing also refuses a prompt whose server side moved
- * since the lock: its file would put back into production what someone else has since replaced. A prompt
- * deleted on the server is not brought back by an unedited file.
+ * since the lock: its file would put back into production what someone else has since replaced.
  */
 function isConflict(s: PromptState, publish: boolean): boolean {
-  if (CONFLICTS.has(s.state) || s.state === "deleted on server") return true;
+  if (CONFLICTS.has(s.state)) return true;
   return publish && s.state === "changed on server" && s.remote?.production_version !== s.local?.hash;
 }
 
