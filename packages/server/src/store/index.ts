@@ -59,7 +59,8 @@ export async function openStore(databaseUrl: string | undefined, options: StoreO
   const dialect = dialectOf(databaseUrl);
   const location = databaseUrl || DEFAULT_SQLITE_PATH;
   const postgres = dialect === "postgres" ? postgresDialect(location, options.poolSize ?? 10) : undefined;
-  const db = new Kysely<Database>({ dialect: postgres?.dialect ?? sqliteDialect(location) });
+  const sqlite = postgres ? undefined : sqliteDialect(location);
+  const db = new Kysely<Database>({ dialect: postgres?.dialect ?? (sqlite as NonNullable<typeof sqlite>).dialect });
   const pool = postgres?.pool;
   const channel =
     dialect === "postgres"
@@ -68,7 +69,7 @@ export async function openStore(databaseUrl: string | undefined, options: StoreO
   const store: Store = {
     db,
     dialect,
-    queries: new CompiledQueries(),
+    queries: new CompiledQueries(sqlite?.database),
     channel,
     events: new EventStore(db, dialect),
     location: redact(location),

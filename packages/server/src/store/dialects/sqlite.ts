@@ -24,7 +24,8 @@ function withStatementCache(database: SQLite.Database): SqliteDatabase {
   };
 }
 
-export function sqliteDialect(path: string): SqliteDialect {
+/** Kysely's dialect and the connection under it (compiled-queries.ts reads on it directly). */
+export function sqliteDialect(path: string): { dialect: SqliteDialect; database: SQLite.Database } {
   if (path !== ":memory:" && !path.startsWith("file:")) mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
   // WAL: readers never wait for the writer, and a killed process loses no committed transaction.
@@ -33,5 +34,5 @@ export function sqliteDialect(path: string): SqliteDialect {
   database.pragma("foreign_keys = ON");
   // The CLI and a running server may share the file.
   database.pragma("busy_timeout = 5000");
-  return new SqliteDialect({ database: withStatementCache(database) });
+  return { dialect: new SqliteDialect({ database: withStatementCache(database) }), database };
 }
