@@ -3,6 +3,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const BIN = fileURLToPath(new URL("../../bin/promptstore.js", import.meta.url));
+/** The Node flags of the binary's shebang, which the counting server runs with too. */
+const BIN_NODE_FLAGS = (readFileSync(BIN, "utf8").split("\n")[0] ?? "").split(" ").filter((w) => w.startsWith("--"));
 
 function waitForLine(child, predicate, what) {
   return new Promise((resolve, reject) => {
@@ -70,7 +72,7 @@ export async function startServer(databaseUrl, env = {}) {
 export async function startCountingServer(databaseUrl, env = {}) {
   const child = fork(fileURLToPath(new URL("./counting-server.js", import.meta.url)), [], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...env },
-    execArgv: ["--max-old-space-size=128", "--max-semi-space-size=8"],
+    execArgv: BIN_NODE_FLAGS,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const url = await new Promise((resolve, reject) => {
