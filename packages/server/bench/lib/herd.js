@@ -18,7 +18,9 @@ export async function herdBench(
   seeded,
   { clients = HERD_CLIENTS, publishes = HERD_PUBLISHES } = {},
 ) {
-  const server = await startCountingServer(databaseUrl);
+  // Every client connects from 127.0.0.1, as through one load balancer: the per-address connection cap (256 by
+  // default without a trusted proxy) would turn most of the herd away.
+  const server = await startCountingServer(databaseUrl, { PROMPTSTORE_MAX_CONNECTIONS_PER_IP: "0" });
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients, maxFreeSockets: clients });
   const headers = { "x-api-key": seeded.key };
   const request = (method, path, body) =>
