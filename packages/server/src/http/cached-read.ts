@@ -22,8 +22,8 @@ export function sendCachedRead(
   etag?: string,
 ): undefined | Promise<FastifyReply> {
   reply.type("application/json; charset=utf-8");
-  // Without a cache the text is sent as it is: Node writes it with the head in one go, where a Buffer per
-  // read cost an allocation outside the heap (profiled: about 5 µs of an uncached read).
+  // Without a cache nothing keeps the bytes, so the text is sent as it is: a Buffer per read was an allocation
+  // outside the heap for nothing (profiled: about 5 µs of an uncached read).
   if (!cache) return read().then((body) => send(request, reply, body, etag));
   const generation = cache.generation(scope.projectId, promptId);
   const hit = cache.get(scope.projectId, promptId, generation, variant);

@@ -58,10 +58,15 @@ export interface StoreOptions {
 export async function openStore(databaseUrl: string | undefined, options: StoreOptions = {}): Promise<Store> {
   const dialect = dialectOf(databaseUrl);
   const location = databaseUrl || DEFAULT_SQLITE_PATH;
-  const postgres = dialect === "postgres" ? postgresDialect(location, options.poolSize ?? 10) : undefined;
-  const sqlite = postgres ? undefined : sqliteDialect(location);
-  const db = new Kysely<Database>({ dialect: postgres?.dialect ?? (sqlite as NonNullable<typeof sqlite>).dialect });
-  const pool = postgres?.pool;
+  // A pool on PostgreSQL; on SQLite the one connection, which the compiled queries also read on directly.
+  const {
+    dialect: driver,
+    pool,
+    database,
+  } = dialect === "postgres"
+    ? { ...postgresDialect(location, options.poolSize ?? 10), database: undefined }
+    : { ...sqliteDialect(location), pool: undefined };
+  const db = new Kysely<Database>({ dialect: driver });
   const channel =
     dialect === "postgres"
       ? postgresChannel(location, { timeoutMs: options.invalidationTimeoutMs ?? DEFAULT_INVALIDATION_TIMEOUT_MS })
@@ -69,7 +74,7 @@ export async function openStore(databaseUrl: string | undefined, options: StoreO
   const store: Store = {
     db,
     dialect,
-    queries: new CompiledQueries(sqlite?.database),
+    queries: new CompiledQueries(database),
     channel,
     events: new EventStore(db, dialect),
     location: redact(location),
