@@ -50,18 +50,6 @@ export type ChangePasswordBody = z.infer<typeof changePasswordBody>;
 export type CreateProjectBody = z.infer<typeof createProjectBody>;
 export type AddMemberBody = z.infer<typeof addMemberBody>;
 
-/** What a role may do; the server enforces it, the dashboard only hides what would be refused. */
-export const PERMISSIONS = {
-  read: ["owner", "editor", "viewer"],
-  write: ["owner", "editor"],
-  admin: ["owner"],
-} as const satisfies Record<string, readonly Role[]>;
-export type Permission = keyof typeof PERMISSIONS;
-
-export function can(role: Role, permission: Permission): boolean {
-  return (PERMISSIONS[permission] as readonly Role[]).includes(role);
-}
-
 export interface SessionUser {
   id: string;
   email: string;

@@ -16,7 +16,3 @@ export const DEFAULT_KEY_SCOPE: KeyScope = "publish";
 export const keyScopeSchema = z.enum(KEY_SCOPES, { error: `must be one of ${KEY_SCOPES.join(", ")}` });
 
 export const isKeyScope = (value: unknown): value is KeyScope => KEY_SCOPES.includes(value as KeyScope);
-
-/** Whether a key with scope `held` may do what needs `needed`. */
-export const scopeAllows = (held: KeyScope, needed: KeyScope): boolean =>
-  KEY_SCOPES.indexOf(held) >= KEY_SCOPES.indexOf(needed);

@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/dashboard";
+import { can } from "@promptstore/core/permissions";
 import { useState } from "react";
 import { Navigate, useNavigate } from "react-router";
 import { EmptyState } from "../ui/States";

@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/dashboard";
+import { can } from "@promptstore/core/permissions";
 import { useId, useState } from "react";
 import { useNavigate } from "react-router";
 import { NewProjectDialog } from "./NewProjectDialog";

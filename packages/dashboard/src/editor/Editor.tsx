@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/dashboard";
+import { can } from "@promptstore/core/permissions";
 import { saveVersionBody } from "@promptstore/core/schemas";
 import type { PromptView } from "@promptstore/core/views";
 import { useQuery, useQueryClient } from "@tanstack/react-query";

@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/dashboard";
+import { can } from "@promptstore/core/permissions";
 import { useQuery } from "@tanstack/react-query";
 import { Suspense, useState } from "react";
 import { Link, NavLink, Outlet, useParams } from "react-router";
@@ -16,7 +16,7 @@ export default function PromptPage() {
   const { projectId = "", promptId = "" } = useParams();
   const latest = useQuery(promptViewQuery(projectId, promptId, "latest", false));
   const context = useProject();
-  const canDelete = context !== null && can(context.role, "write");
+  const canDelete = context !== null && can(context.role, "publish");
   const [deleting, setDeleting] = useState(false);
   const base = `/p/${projectId}/prompts/${encodeURIComponent(promptId)}`;
 

@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/dashboard";
+import { can } from "@promptstore/core/permissions";
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useId, useState } from "react";
 import { useParams, useSearchParams } from "react-router";
@@ -20,7 +20,7 @@ const FIRST_ROWS = 50;
 export default function History() {
   const { projectId = "", promptId = "" } = useParams();
   const context = useProject();
-  const canPublish = context !== null && can(context.role, "write");
+  const canPublish = context !== null && can(context.role, "publish");
   const list = useQuery(versionsQuery(projectId, promptId));
   const [params, setParams] = useSearchParams();
   const [showAll, setShowAll] = useState(false);

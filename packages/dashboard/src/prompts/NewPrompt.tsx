@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/dashboard";
+import { can } from "@promptstore/core/permissions";
 import { createPromptBody } from "@promptstore/core/schemas";
 import { slugify } from "@promptstore/core/slug";
 import { type FormEvent, useId, useRef, useState } from "react";

@@ -1,4 +1,5 @@
-import { can, type DashboardPromptList } from "@promptstore/core/dashboard";
+import type { DashboardPromptList } from "@promptstore/core/dashboard";
+import { can } from "@promptstore/core/permissions";
 import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, useDeferredValue, useId, useMemo } from "react";
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from "react-router";

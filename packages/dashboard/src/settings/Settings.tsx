@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/dashboard";
+import { can } from "@promptstore/core/permissions";
 import { useProject } from "../app/session";
 import { EmptyState } from "../ui/States";
 import { ApiKeys } from "./ApiKeys";

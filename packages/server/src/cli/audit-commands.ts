@@ -25,8 +25,8 @@ export function registerAuditCommand(program: Command): void {
         const issue = parsed.error.issues[0];
         throw new CliError(`${String(issue?.path[0] ?? "limit")}: ${issue?.message}`);
       }
-      const page = await withPrompts(projectRef, (_prompts, scope, store) =>
-        new AuditService(store.db).list(scope, parsed.data),
+      const page = await withPrompts(projectRef, (_prompts, caller, store) =>
+        new AuditService(store.db).list(caller, parsed.data),
       );
       emit(!!opts.json, page, () => {
         const lines = page.entries.length === 0 ? ["no entries"] : page.entries.map(line);

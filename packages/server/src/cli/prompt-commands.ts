@@ -1,8 +1,9 @@
 import { AppError } from "@promptstore/core/errors";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
+import type { Caller } from "../service/access.js";
 import { ChangeBus } from "../service/change-bus.js";
-import { PromptService, type Scope } from "../service/prompt-service.js";
+import { PromptService } from "../service/prompt-service.js";
 import { WebhookService } from "../service/webhook-service.js";
 import { openStore, type Store } from "../store/index.js";
 import { TenantStore } from "../store/tenants.js";
@@ -20,7 +21,7 @@ interface JsonFlag {
  */
 export async function withPrompts<T>(
   projectRef: string,
-  work: (prompts: PromptService, scope: Scope, store: Store) => Promise<T>,
+  work: (prompts: PromptService, caller: Caller, store: Store) => Promise<T>,
 ) {
   const config = loadConfig();
   const store = await openStore(config.DATABASE_URL, {
@@ -39,7 +40,7 @@ export async function withPrompts<T>(
       allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
     });
     prompts.addEventSink(webhooks.sink);
-    const scope: Scope = {
+    const caller: Caller = {
       projectId: project.id,
       projectName: project.name,
       orgId: org.id,
@@ -48,7 +49,7 @@ export async function withPrompts<T>(
       // The operator at the command line holds every power (and reads the database directly anyway).
       access: "publish",
     };
-    return await work(prompts, scope, store);
+    return await work(prompts, caller, store);
   } catch (error) {
     // The service's refusals (an unknown prompt) are the user's to act on: one line, like every CLI failure.
     if (error instanceof AppError && error.status < 500) throw new CliError(error.message);
@@ -68,7 +69,7 @@ export function registerPromptCommands(program: Command): void {
     )
     .option("--json", "machine-readable output")
     .action(async (projectRef: string, id: string, opts: JsonFlag) => {
-      const deleted = await withPrompts(projectRef, (prompts, scope) => prompts.delete(scope, id));
+      const deleted = await withPrompts(projectRef, (prompts, caller) => prompts.delete(caller, id));
       emit(!!opts.json, deleted, () => `deleted prompt ${deleted.id} and all its versions`);
     });
 }

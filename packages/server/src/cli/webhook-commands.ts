@@ -11,7 +11,7 @@ import {
 import type { Command } from "commander";
 import type { z } from "zod";
 import { loadConfig } from "../config.js";
-import { WebhookService } from "../service/webhook-service.js";
+import { type ProjectWebhooks, WebhookService } from "../service/webhook-service.js";
 import { openStore } from "../store/index.js";
 import { TenantStore } from "../store/tenants.js";
 import { WebhookStore } from "../store/webhooks.js";
@@ -45,17 +45,22 @@ async function withWebhooks<T>(work: (webhooks: WebhookService, tenants: TenantS
   }
 }
 
-async function projectId(tenants: TenantStore, ref: string): Promise<string> {
+/** The operator at the command line holds every power (and reads the database directly anyway). */
+const operatorOf = (webhooks: WebhookService, projectId: string): ProjectWebhooks =>
+  webhooks.of({ projectId, access: "publish" });
+
+async function projectEndpoints(webhooks: WebhookService, tenants: TenantStore, ref: string) {
   const found = await tenants.findProjects(ref);
   if (found.length === 0) throw new CliError(`project ${ref} not found`);
   if (found.length > 1) throw new CliError(`project name ${ref} is ambiguous; use the project id`);
-  return (found[0] as { id: string }).id;
+  return operatorOf(webhooks, (found[0] as { id: string }).id);
 }
 
-async function endpointProject(webhooks: WebhookService, id: string): Promise<string> {
+/** The endpoints of the project that holds endpoint `id`. */
+async function endpointProject(webhooks: WebhookService, id: string): Promise<ProjectWebhooks> {
   const found = await webhooks.store.projectOf(id);
   if (found === undefined) throw new CliError(`webhook ${id} not found`);
-  return found;
+  return operatorOf(webhooks, found);
 }
 
 const eventList = (value: string): string[] =>
@@ -104,7 +109,7 @@ export function registerWebhookCommands(program: Command): void {
         },
         "body",
       );
-      const created = await withWebhooks(async (w, t) => w.create(await projectId(t, ref), body));
+      const created = await withWebhooks(async (w, t) => (await projectEndpoints(w, t, ref)).create(body));
       emit(!!opts.json, created, () =>
         [`created webhook ${line(created)}`, `signing secret (shown once, store it now): ${created.secret}`].join("\n"),
       );
@@ -114,7 +119,7 @@ export function registerWebhookCommands(program: Command): void {
     .description("list a project's endpoints (secrets are never shown)")
     .option("--json", "machine-readable output")
     .action(async (ref: string, opts: JsonFlag) => {
-      const list = await withWebhooks(async (w, t) => w.list(await projectId(t, ref)));
+      const list = await withWebhooks(async (w, t) => (await projectEndpoints(w, t, ref)).list());
       emit(!!opts.json, list, () => (list.length === 0 ? "no webhooks" : list.map(line).join("\n")));
     });
   webhook
@@ -144,8 +149,8 @@ export function registerWebhookCommands(program: Command): void {
         }
         const updated = await withWebhooks(async (w) => {
           const project = await endpointProject(w, id);
-          const view = changes ? await w.update(project, id, changes) : await w.get(project, id);
-          return opts.rotateSecret ? w.rotateSecret(project, id) : view;
+          const view = changes ? await project.update(id, changes) : await project.get(id);
+          return opts.rotateSecret ? project.rotateSecret(id) : view;
         });
         emit(!!opts.json, updated, () => {
           const lines = [`updated webhook ${line(updated)}`];
@@ -159,7 +164,7 @@ export function registerWebhookCommands(program: Command): void {
     .description("remove an endpoint and its deliveries, pending ones included")
     .option("--json", "machine-readable output")
     .action(async (id: string, opts: JsonFlag) => {
-      const removed = await withWebhooks(async (w) => w.remove(await endpointProject(w, id), id));
+      const removed = await withWebhooks(async (w) => (await endpointProject(w, id)).remove(id));
       emit(!!opts.json, removed, () => `removed webhook ${removed.id}`);
     });
   webhook
@@ -177,7 +182,7 @@ export function registerWebhookCommands(program: Command): void {
         },
         "query",
       );
-      const list = await withWebhooks(async (w) => w.deliveries(await endpointProject(w, id), id, query));
+      const list = await withWebhooks(async (w) => (await endpointProject(w, id)).deliveries(id, query));
       emit(!!opts.json, list, () => (list.length === 0 ? "no deliveries" : list.map(deliveryLine).join("\n")));
     });
 }

@@ -165,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     await limiter.close();
   });
 
-  server.decorateRequest("scope", null);
+  server.decorateRequest("caller", null);
   // Common headers on every response, failures included; guards are attached per route (request-guard).
   server.addHook("onRequest", (request, reply, done) => {
     const v1 = request.url.startsWith("/api/v1/");
@@ -227,7 +227,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         path: "/api/v2/events",
         route: "/api/v2/events",
         status: 200,
-        project: request.scope?.projectId,
+        project: request.caller?.projectId,
       },
       "event stream ended",
     );

@@ -1,11 +1,11 @@
 import { AppError } from "@promptstore/core/errors";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Scope } from "../service/prompt-service.js";
+import type { Caller } from "../service/access.js";
 import type { KeyGrant } from "../store/tenants.js";
 
 declare module "fastify" {
   interface FastifyRequest {
-    scope: Scope | null;
+    caller: Caller | null;
   }
   interface FastifyContextConfig {
     /** Routes that need the project API key. */
@@ -22,7 +22,7 @@ export type AuthFailureHook = (request: FastifyRequest, reply: FastifyReply) => 
 
 const MAX_KEY_LENGTH = 200;
 
-export function grantToScope(grant: KeyGrant): Scope {
+export function grantToCaller(grant: KeyGrant): Caller {
   return {
     projectId: grant.projectId,
     projectName: grant.projectName,
@@ -39,7 +39,7 @@ export interface AuthHooks {
 }
 
 /**
- * Authenticates a request to a route that asks for it, before its body is read; sets `request.scope`.
+ * Authenticates a request to a route that asks for it, before its body is read; sets `request.caller`.
  * `onInvalidKey` (missing or wrong key) lets a surface (v1) throttle clients that guess keys.
  */
 export async function authenticate(
@@ -60,10 +60,10 @@ export async function authenticate(
     await hooks.onInvalidKey?.(request, reply);
     throw new AppError("unauthorized", "x-api-key: invalid API key");
   }
-  request.scope = grantToScope(grant);
+  request.caller = grantToCaller(grant);
 }
 
-export function scopeOf(request: FastifyRequest): Scope {
-  if (!request.scope) throw new AppError("unauthorized", "x-api-key: missing API key");
-  return request.scope;
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new AppError("unauthorized", "x-api-key: missing API key");
+  return request.caller;
 }

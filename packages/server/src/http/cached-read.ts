@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Scope } from "../service/prompt-service.js";
+import type { Caller } from "../service/access.js";
 import { noneMatch } from "./etag.js";
 import type { ReadCache } from "./read-cache.js";
 
@@ -15,7 +15,7 @@ export function sendCachedRead(
   request: FastifyRequest,
   reply: FastifyReply,
   cache: ReadCache | null,
-  scope: Scope,
+  caller: Caller,
   promptId: string,
   variant: string,
   read: () => Promise<string>,
@@ -25,14 +25,14 @@ export function sendCachedRead(
   // Without a cache nothing keeps the bytes, so the text is sent as it is: a Buffer per read was an allocation
   // outside the heap for nothing (profiled: about 5 µs of an uncached read).
   if (!cache) return read().then((body) => send(request, reply, body, etag));
-  const generation = cache.generation(scope.projectId, promptId);
-  const hit = cache.get(scope.projectId, promptId, generation, variant);
+  const generation = cache.generation(caller.projectId, promptId);
+  const hit = cache.get(caller.projectId, promptId, generation, variant);
   if (hit) {
     send(request, reply, hit, etag);
     return undefined;
   }
   return cache
-    .load(scope.projectId, promptId, generation, variant, () => bytesOf(read))
+    .load(caller.projectId, promptId, generation, variant, () => bytesOf(read))
     .then((body) => send(request, reply, body, etag));
 }
 

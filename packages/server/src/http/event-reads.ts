@@ -1,5 +1,6 @@
 import type { PromptEvent } from "@promptstore/core/events";
-import type { PromptService, Scope } from "../service/prompt-service.js";
+import type { Caller } from "../service/access.js";
+import type { PromptService } from "../service/prompt-service.js";
 import { PRODUCTION_READ, type ReadCache } from "./read-cache.js";
 import { v2ReadJson } from "./read-json.js";
 
@@ -14,16 +15,16 @@ const ENVELOPE_HEAD = '{"success":true,"data":';
 export function eventReader(
   service: PromptService,
   cache: ReadCache | null,
-): (scope: Scope, event: PromptEvent) => Promise<string | undefined> {
-  return async (scope, event) => {
+): (caller: Caller, event: PromptEvent) => Promise<string | undefined> {
+  return async (caller, event) => {
     if (event.type === "prompt.deleted") return undefined;
-    const read = () => service.readDocument(scope, event.prompt_id, {}).then((r) => Buffer.from(v2ReadJson(r)));
+    const read = () => service.readDocument(caller, event.prompt_id, {}).then((r) => Buffer.from(v2ReadJson(r)));
     let body: Buffer;
     if (cache) {
-      const generation = cache.generation(scope.projectId, event.prompt_id);
+      const generation = cache.generation(caller.projectId, event.prompt_id);
       body =
-        cache.get(scope.projectId, event.prompt_id, generation, PRODUCTION_READ) ??
-        (await cache.load(scope.projectId, event.prompt_id, generation, PRODUCTION_READ, read));
+        cache.get(caller.projectId, event.prompt_id, generation, PRODUCTION_READ) ??
+        (await cache.load(caller.projectId, event.prompt_id, generation, PRODUCTION_READ, read));
     } else {
       body = await read();
     }

@@ -8,6 +8,7 @@ import {
   saveVersionBody,
 } from "@promptstore/core/schemas";
 import { z } from "zod";
+import type { Operation } from "./operation.js";
 import {
   createdPrompt,
   deletedPrompt,
@@ -22,23 +23,6 @@ import {
 } from "./response-schemas.js";
 import { AUDIT_OPERATIONS } from "./routes/audit-v2.js";
 import { WEBHOOK_OPERATIONS } from "./routes/webhooks-v2.js";
-
-export interface Operation {
-  method: "get" | "post" | "put" | "patch" | "delete";
-  path: string;
-  summary: string;
-  query?: z.ZodObject;
-  body?: z.ZodType;
-  status: 200 | 201;
-  response: z.ZodType;
-  errors: number[];
-  /** Answers with an ETag when a full hash is asked for, and 304 to a matching If-None-Match. */
-  conditional?: true;
-  /** What `{id}` names, when it is not a prompt. */
-  idDescription?: string;
-  /** The body may be left out. */
-  bodyOptional?: true;
-}
 
 const OPERATIONS: Operation[] = [
   {

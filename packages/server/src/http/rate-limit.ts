@@ -18,11 +18,11 @@ export function requestsPerMinute(plan: string): number | null {
  * organization, so it runs after auth); every counted response carries the X-RateLimit-* headers.
  */
 export async function countRequest(request: FastifyRequest, reply: FastifyReply, limiter: RateLimiter): Promise<void> {
-  const scope = request.scope;
-  if (!scope) return;
-  const limit = requestsPerMinute(scope.plan);
+  const caller = request.caller;
+  if (!caller) return;
+  const limit = requestsPerMinute(caller.plan);
   if (limit === null) return;
-  const decision = await limiter.consume(rateLimitKey(scope.orgId), limit, RATE_WINDOW_SECONDS);
+  const decision = await limiter.consume(rateLimitKey(caller.orgId), limit, RATE_WINDOW_SECONDS);
   reply.header("x-ratelimit-limit", decision.limit);
   reply.header("x-ratelimit-remaining", decision.remaining);
   reply.header("x-ratelimit-reset", decision.resetSeconds);
@@ -30,7 +30,7 @@ export async function countRequest(request: FastifyRequest, reply: FastifyReply,
     reply.header("retry-after", decision.resetSeconds);
     throw new AppError(
       "rate_limited",
-      `rate limit exceeded: the ${scope.plan} plan allows ${limit} requests per minute; retry in ${decision.resetSeconds} s`,
+      `rate limit exceeded: the ${caller.plan} plan allows ${limit} requests per minute; retry in ${decision.resetSeconds} s`,
     );
   }
 }

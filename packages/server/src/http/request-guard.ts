@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 import type { KeyCache } from "../service/key-cache.js";
-import { type AuthHooks, authenticate, grantToScope } from "./auth.js";
+import { type AuthHooks, authenticate, grantToCaller } from "./auth.js";
 import { countRequest, requestsPerMinute } from "./rate-limit.js";
 import { v1InvalidKeyThrottle } from "./v1-throttle.js";
 
@@ -34,7 +34,7 @@ export function guardRoutes(app: FastifyInstance, deps: GuardDeps): void {
       const key = request.headers["x-api-key"];
       const cached = !v1 && typeof key === "string" ? deps.keys.peek(key) : undefined;
       if (cached && requestsPerMinute(cached.plan) === null) {
-        request.scope = grantToScope(cached);
+        request.caller = grantToCaller(cached);
         return done();
       }
       guard(request, reply).then(() => done(), done);

@@ -50,7 +50,7 @@ export function logRequests(app: FastifyInstance): void {
         route: request.routeOptions.url ?? "unmatched",
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,
-        project: request.scope?.projectId,
+        project: request.caller?.projectId,
       },
       "request completed",
     );

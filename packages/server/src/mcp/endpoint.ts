@@ -6,8 +6,9 @@ import {
   type McpRequestContext,
   McpServer,
 } from "@modelcontextprotocol/server";
+import type { Caller } from "../service/access.js";
 import type { ChangeBus } from "../service/change-bus.js";
-import type { PromptService, Scope } from "../service/prompt-service.js";
+import type { PromptService } from "../service/prompt-service.js";
 import { VERSION } from "../version.js";
 import { reportInvalidParamsAsClientErrors } from "./invalid-params.js";
 import { registerPromptCapability } from "./prompts.js";
@@ -19,8 +20,8 @@ const INSTRUCTIONS =
   "to release or roll back a version. Every prompt is also an MCP prompt whose arguments are its {{ variables }}.";
 
 /** The API key's scope travels to the per-request server as the SDK's pass-through auth info. */
-export function authInfoFor(scope: Scope): AuthInfo {
-  return { token: "", clientId: scope.projectId, scopes: [], extra: { scope } };
+export function authInfoFor(caller: Caller): AuthInfo {
+  return { token: "", clientId: caller.projectId, scopes: [], extra: { caller } };
 }
 
 /**
@@ -78,9 +79,9 @@ export function createMcpEndpoints(
   reportInvalidParamsAsClientErrors();
   const handlers = new Map<string, { handler: McpHttpHandler; bus: InMemoryServerEventBus }>();
   const factory = (ctx: McpRequestContext) => {
-    const scope = ctx.authInfo?.extra?.scope as Scope | undefined;
-    // The HTTP layer authenticates before any MCP processing; a request without a scope is a wiring bug.
-    if (!scope) throw new Error("MCP request reached the server without an authenticated scope");
+    const caller = ctx.authInfo?.extra?.caller as Caller | undefined;
+    // The HTTP layer authenticates before any MCP processing; a request without a caller is a wiring bug.
+    if (!caller) throw new Error("MCP request reached the server without an authenticated caller");
     const server = withoutPrototypeLookups(
       new McpServer(
         { name: "promptstore", version: VERSION },
@@ -91,8 +92,8 @@ export function createMcpEndpoints(
         },
       ),
     );
-    registerPromptTools(server, service, scope, report);
-    registerPromptCapability(server, service, scope, report);
+    registerPromptTools(server, service, caller, report);
+    registerPromptCapability(server, service, caller, report);
     return server;
   };
   // Any committed change of a prompt, on any instance, may change the list (names, arguments).

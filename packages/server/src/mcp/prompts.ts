@@ -2,7 +2,8 @@ import { type McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextp
 import { AppError } from "@promptstore/core/errors";
 import { PROMPT_ID_PATTERN } from "@promptstore/core/slug";
 import { fillVariables } from "@promptstore/core/variables";
-import type { PromptService, Scope } from "../service/prompt-service.js";
+import type { Caller } from "../service/access.js";
+import type { PromptService } from "../service/prompt-service.js";
 
 /**
  * The prompts capability: every prompt of the key's project is an MCP prompt named by its id, its
@@ -13,11 +14,11 @@ import type { PromptService, Scope } from "../service/prompt-service.js";
 export function registerPromptCapability(
   server: McpServer,
   service: PromptService,
-  scope: Scope,
+  caller: Caller,
   report: (error: unknown) => void,
 ): void {
   server.server.setRequestHandler("prompts/list", async () => {
-    const prompts = await service.listWithVariables(scope);
+    const prompts = await service.listWithVariables(caller);
     return {
       prompts: prompts.map((p) => ({
         name: p.id,
@@ -36,7 +37,7 @@ export function registerPromptCapability(
     if (!PROMPT_ID_PATTERN.test(name)) throw notFound();
     let view: Awaited<ReturnType<PromptService["read"]>>;
     try {
-      view = await service.read(scope, name, { guard: true });
+      view = await service.read(caller, name, { guard: true });
     } catch (error) {
       if (error instanceof AppError && error.status === 404) throw notFound();
       // The SDK sends a thrown error's message to the client: a database's words stay in the log.

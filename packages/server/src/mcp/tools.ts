@@ -1,6 +1,7 @@
 import type { CallToolResult, McpServer } from "@modelcontextprotocol/server";
 import { AppError } from "@promptstore/core/errors";
-import type { PromptService, Scope } from "../service/prompt-service.js";
+import type { Caller } from "../service/access.js";
+import type { PromptService } from "../service/prompt-service.js";
 import { withRestMessages } from "./rest-messages.js";
 import {
   createPromptInput,
@@ -35,7 +36,7 @@ const WRITE = { readOnlyHint: false, destructiveHint: false, openWorldHint: fals
 export function registerPromptTools(
   server: McpServer,
   service: PromptService,
-  scope: Scope,
+  caller: Caller,
   report: ErrorReporter,
 ): void {
   server.registerTool(
@@ -46,7 +47,7 @@ export function registerPromptTools(
       inputSchema: withRestMessages(listPromptsInput),
       annotations: READ,
     },
-    (args) => toolResult(() => service.list(scope, args), report),
+    (args) => toolResult(() => service.list(caller, args), report),
   );
 
   server.registerTool(
@@ -58,7 +59,7 @@ export function registerPromptTools(
       inputSchema: withRestMessages(getPromptInput),
       annotations: READ,
     },
-    (args) => toolResult(() => service.read(scope, args.id, { version: args.version, guard: args.guard }), report),
+    (args) => toolResult(() => service.read(caller, args.id, { version: args.version, guard: args.guard }), report),
   );
 
   server.registerTool(
@@ -70,7 +71,7 @@ export function registerPromptTools(
       inputSchema: withRestMessages(createPromptInput),
       annotations: WRITE,
     },
-    (args) => toolResult(() => service.create(scope, args), report),
+    (args) => toolResult(() => service.create(caller, args), report),
   );
 
   server.registerTool(
@@ -82,7 +83,7 @@ export function registerPromptTools(
       inputSchema: withRestMessages(saveVersionInput),
       annotations: { ...WRITE, idempotentHint: true },
     },
-    ({ id, ...body }) => toolResult(() => service.save(scope, id, body), report),
+    ({ id, ...body }) => toolResult(() => service.save(caller, id, body), report),
   );
 
   server.registerTool(
@@ -95,7 +96,7 @@ export function registerPromptTools(
       // It replaces what production serves: destructive for the version it moves away from.
       annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
     },
-    (args) => toolResult(() => service.publish(scope, args.id, args.version ?? "latest"), report),
+    (args) => toolResult(() => service.publish(caller, args.id, args.version ?? "latest"), report),
   );
 
   server.registerTool(
@@ -106,7 +107,7 @@ export function registerPromptTools(
       inputSchema: withRestMessages(listVersionsInput),
       annotations: READ,
     },
-    (args) => toolResult(() => service.listVersions(scope, args.id), report),
+    (args) => toolResult(() => service.listVersions(caller, args.id), report),
   );
 
   server.registerTool(
@@ -119,6 +120,6 @@ export function registerPromptTools(
       // Deleting twice is a 404 the second time: not idempotent in what it answers.
       annotations: { ...WRITE, destructiveHint: true, idempotentHint: false },
     },
-    (args) => toolResult(() => service.delete(scope, args.id), report),
+    (args) => toolResult(() => service.delete(caller, args.id), report),
   );
 }

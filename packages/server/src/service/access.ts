@@ -1,15 +1,51 @@
+import type { Role } from "@promptstore/core/dashboard";
 import { AppError } from "@promptstore/core/errors";
-import { type KeyScope, scopeAllows } from "@promptstore/core/key-scopes";
+import type { KeyScope } from "@promptstore/core/key-scopes";
+import { can, keyAllows, type Permission } from "@promptstore/core/permissions";
 
 /**
- * Refuses, with a 403 that names the scope needed, what the caller's key (or dashboard role) does not allow.
+ * Who is asking: the project of the API key (or of the dashboard user's membership), the organization whose
+ * plan applies, who acts, and what they may do. Every service takes it and decides permissions itself.
+ */
+export interface Caller {
+  projectId: string;
+  projectName: string;
+  orgId: string;
+  plan: string;
+  /** Who acts, recorded with each version saved: `key:<prefix>` or `user:<e-mail>`. */
+  actor: string;
+  /** What the caller may do: the key's scope, or what a dashboard role amounts to. */
+  access: KeyScope;
+  /** A dashboard user's role in the project's organization: what it holds decides, and refusals name it. */
+  role?: Role | undefined;
+}
+
+/**
+ * Refuses, with a 403 that names what is needed, what the caller's key (or dashboard role) does not allow.
  * Every service that acts on a project's behalf calls it, so a refusal is the same on REST, v1, MCP, the
  * events stream and the dashboard, and no route can forget it.
  */
-export function requireAccess(held: { access: KeyScope }, needed: KeyScope, action: string): void {
-  if (scopeAllows(held.access, needed)) return;
+export function requireAccess(
+  caller: Pick<Caller, "access" | "role">,
+  needed: Exclude<Permission, "admin">,
+  action: string,
+): void {
+  if (caller.role !== undefined) {
+    requireRole(caller.role, needed);
+    return;
+  }
+  if (keyAllows(caller.access, needed)) return;
   throw new AppError(
     "forbidden",
-    `scope: ${action} needs a key with scope ${needed === "publish" ? "publish" : `${needed} or higher`}; this key has scope ${held.access}`,
+    `scope: ${action} needs a key with scope ${needed === "publish" ? "publish" : `${needed} or higher`}; this key has scope ${caller.access}`,
+  );
+}
+
+/** Refuses what a dashboard role does not hold, naming the roles that do. */
+export function requireRole(role: Role, needed: Permission): void {
+  if (can(role, needed)) return;
+  throw new AppError(
+    "forbidden",
+    `role: ${role} may not do this; it needs ${needed === "admin" ? "owner" : "editor or owner"}`,
   );
 }

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
-import { can, type Permission, type Role } from "@promptstore/core/dashboard";
+import type { Role } from "@promptstore/core/dashboard";
 import { AppError, badRequest, conflict, notFound } from "@promptstore/core/errors";
+import { can, type Permission } from "@promptstore/core/permissions";
 import type { AccountStore, ProjectGrant, User } from "../store/accounts.js";
+import { type Caller, requireRole } from "./access.js";
 import { decoyHash, generatePassword, hashPassword, verifyPassword } from "./passwords.js";
-import type { Scope } from "./prompt-service.js";
 
 export interface SignedIn {
   /** The cookie's value; only its SHA-256 is stored. */
@@ -27,7 +28,7 @@ const WRONG_CREDENTIALS = "the e-mail or the password is wrong";
 
 /**
  * Dashboard accounts: users, sessions, and what each user may do where. Every dashboard action asks this
- * service for a scope with the permission it needs, so a role is enforced here, whatever the UI shows.
+ * service for a caller with the permission it needs, so a role is enforced here, whatever the UI shows.
  */
 export class AccountService {
   constructor(
@@ -110,21 +111,21 @@ export class AccountService {
   }
 
   /**
-   * The scope through which a user acts on a project. A project of an organization the user is not in
+   * The caller a user is on a project. A project of an organization the user is not in
    * is not found, exactly like one that does not exist; a role too low for the action is 403.
    */
-  async projectScope(user: User, projectId: string, permission: Permission): Promise<Scope & { role: Role }> {
+  async projectCaller(user: User, projectId: string, permission: Permission): Promise<Caller & { role: Role }> {
     const grant = await this.store.projectGrant(user.id, projectId);
     if (!grant) throw notFound(`project ${projectId.slice(0, 64)} not found`);
-    requirePermission(grant.role, permission);
-    return toScope(grant, user);
+    requireRole(grant.role, permission);
+    return toCaller(grant, user);
   }
 
-  /** The user's standing in an organization, with the same rules as projectScope. */
+  /** The user's standing in an organization, with the same rules as projectCaller. */
   async orgAccess(user: User, orgId: string, permission: Permission) {
     const found = await this.store.orgRole(user.id, orgId);
     if (!found) throw notFound(`organization ${orgId.slice(0, 64)} not found`);
-    requirePermission(found.role, permission);
+    requireRole(found.role, permission);
     return { id: orgId, ...found };
   }
 
@@ -174,22 +175,15 @@ export class AccountService {
   }
 }
 
-function requirePermission(role: Role, permission: Permission): void {
-  if (!can(role, permission)) {
-    const needed = permission === "admin" ? "owner" : "editor or owner";
-    throw new AppError("forbidden", `role: ${role} may not do this; it needs ${needed}`);
-  }
-}
-
-function toScope(grant: ProjectGrant, user: User): Scope & { role: Role } {
+function toCaller(grant: ProjectGrant, user: User): Caller & { role: Role } {
   return {
     projectId: grant.projectId,
     projectName: grant.projectName,
     orgId: grant.orgId,
     plan: grant.plan,
     actor: `user:${user.email}`,
-    // Editors and owners save and publish (the dashboard's write permission); viewers read.
-    access: can(grant.role, "write") ? "publish" : "read",
+    // Editors and owners save and publish; viewers read.
+    access: can(grant.role, "publish") ? "publish" : "read",
     role: grant.role,
   };
 }

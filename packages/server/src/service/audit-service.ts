@@ -3,8 +3,8 @@ import { badRequest } from "@promptstore/core/errors";
 import type { Kysely } from "kysely";
 import { readAudit } from "../store/audit.js";
 import type { Database } from "../store/schema.js";
+import type { Caller } from "./access.js";
 import { requireAccess } from "./access.js";
-import type { Scope } from "./prompt-service.js";
 
 const DEFAULT_PAGE = 50;
 const CURSOR = /^[1-9][0-9]{0,17}$/;
@@ -17,11 +17,11 @@ const CURSOR = /^[1-9][0-9]{0,17}$/;
 export class AuditService {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async list(scope: Scope, query: AuditQuery = {}): Promise<AuditPage> {
-    requireAccess(scope, "publish", "reading the audit trail");
+  async list(caller: Caller, query: AuditQuery = {}): Promise<AuditPage> {
+    requireAccess(caller, "publish", "reading the audit trail");
     const limit = query.limit ?? DEFAULT_PAGE;
     const before = query.cursor === undefined ? undefined : decode(query.cursor);
-    const rows = await readAudit(this.db, scope, { before, limit: limit + 1 });
+    const rows = await readAudit(this.db, caller, { before, limit: limit + 1 });
     const entries = rows.slice(0, limit);
     const last = entries[entries.length - 1];
     return { entries, next_cursor: rows.length > limit && last ? encode(last.id) : null };

@@ -2,8 +2,8 @@ import { AppError } from "@promptstore/core/errors";
 import type { PromptEvent } from "@promptstore/core/events";
 import { planLimits } from "@promptstore/core/plans";
 import type { EventStore } from "../store/events.js";
+import type { Caller } from "./access.js";
 import type { ChangeBus } from "./change-bus.js";
-import type { Scope } from "./prompt-service.js";
 
 /** Where a stream's text goes (the HTTP response); `end` closes it. */
 export interface StreamSink {
@@ -27,7 +27,7 @@ export interface HubOptions {
    * or undefined when there is none or the prompt has moved on since. Streams opened with `include=read`
    * get it in each live event, so a client holding the prompt needs no request to serve the change.
    */
-  readOf?: (scope: Scope, event: PromptEvent) => Promise<string | undefined>;
+  readOf?: (caller: Caller, event: PromptEvent) => Promise<string | undefined>;
 }
 
 /** What a stream asked for besides the events themselves. */
@@ -37,7 +37,7 @@ export interface StreamOptions {
 }
 
 interface Subscriber {
-  scope: Scope;
+  caller: Caller;
   key: string;
   sink: StreamSink;
   live: boolean;
@@ -100,9 +100,10 @@ export class EventHub {
       } else if (change.kind === "reset") {
         // Notifications may have been lost: every feed reads what it missed.
         for (const [projectId, feed] of this.feeds) this.pump(feed, projectId);
-      } else {
+      } else if (change.kind === "tenants") {
         void this.recheckKeys();
       }
+      // `deaf`: nothing to do until the `reset` that ends it, which reads what was missed.
     });
     this.heartbeat = setInterval(
       () => this.broadcastAll(": heartbeat\n\n"),
@@ -124,24 +125,24 @@ export class EventHub {
    * Takes one of the organization's stream slots, or throws 429 when its plan's cap is reached. Called
    * before the response starts, so the refusal is an ordinary failure envelope.
    */
-  reserve(scope: Scope): () => void {
+  reserve(caller: Caller): () => void {
     if (this.closed) throw new AppError("unavailable", "the server is shutting down");
-    const cap = planLimits(scope.plan).eventStreamsPerOrg;
-    const open = this.openPerOrg.get(scope.orgId) ?? 0;
+    const cap = planLimits(caller.plan).eventStreamsPerOrg;
+    const open = this.openPerOrg.get(caller.orgId) ?? 0;
     if (cap !== null && open >= cap) {
       throw new AppError(
         "rate_limited",
-        `too many event streams: the ${scope.plan} plan allows ${cap} open streams per organization`,
+        `too many event streams: the ${caller.plan} plan allows ${cap} open streams per organization`,
       );
     }
-    this.openPerOrg.set(scope.orgId, open + 1);
+    this.openPerOrg.set(caller.orgId, open + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const left = (this.openPerOrg.get(scope.orgId) ?? 1) - 1;
-      if (left <= 0) this.openPerOrg.delete(scope.orgId);
-      else this.openPerOrg.set(scope.orgId, left);
+      const left = (this.openPerOrg.get(caller.orgId) ?? 1) - 1;
+      if (left <= 0) this.openPerOrg.delete(caller.orgId);
+      else this.openPerOrg.set(caller.orgId, left);
     };
   }
 
@@ -150,24 +151,24 @@ export class EventHub {
    * sends live events. Returns the function that detaches it.
    */
   open(
-    scope: Scope,
+    caller: Caller,
     key: string,
     lastEventId: string | undefined,
     sink: StreamSink,
     options: StreamOptions = {},
   ): () => void {
-    const subscriber: Subscriber = { scope, key, sink, live: false, withReads: options.withReads === true };
-    const feed = this.feedOf(scope.projectId);
+    const subscriber: Subscriber = { caller, key, sink, live: false, withReads: options.withReads === true };
+    const feed = this.feedOf(caller.projectId);
     feed.subscribers.add(subscriber);
     this.enqueue(feed, async () => {
       if (!feed.subscribers.has(subscriber)) return;
-      const cursor = await this.cursorOf(feed, scope.projectId);
-      const opening = await this.opening(scope.projectId, lastEventId, cursor);
+      const cursor = await this.cursorOf(feed, caller.projectId);
+      const opening = await this.opening(caller.projectId, lastEventId, cursor);
       if (!feed.subscribers.has(subscriber)) return;
       subscriber.live = true;
       this.send(feed, subscriber, opening);
     });
-    return () => this.detach(scope.projectId, subscriber);
+    return () => this.detach(caller.projectId, subscriber);
   }
 
   /** The id of the project's latest recorded event (0 when none). */
@@ -263,11 +264,11 @@ export class EventHub {
     if (!asker) return undefined;
     const lastOf = new Map<string, PromptEvent>();
     for (const event of batch) lastOf.set(event.prompt_id, event);
-    const scope = asker.scope;
+    const caller = asker.caller;
     const parts = await Promise.all(
       batch.map(async (event) => {
         const read =
-          lastOf.get(event.prompt_id) === event ? await readOf(scope, event).catch(() => undefined) : undefined;
+          lastOf.get(event.prompt_id) === event ? await readOf(caller, event).catch(() => undefined) : undefined;
         return formatEvent(event, read);
       }),
     );
@@ -275,7 +276,7 @@ export class EventHub {
   }
 
   private send(feed: Feed, subscriber: Subscriber, text: string | Buffer): void {
-    if (!subscriber.sink.write(text)) this.detach(subscriber.scope.projectId, subscriber, true, feed);
+    if (!subscriber.sink.write(text)) this.detach(subscriber.caller.projectId, subscriber, true, feed);
   }
 
   private broadcastAll(text: string): void {

@@ -3,7 +3,6 @@ import type { Section } from "@promptstore/core/content";
 import type { DashboardPromptItem } from "@promptstore/core/dashboard";
 import { AppError, badRequest, conflict, notFound } from "@promptstore/core/errors";
 import { contentHash, isFullHash, withSectionIds } from "@promptstore/core/hash";
-import type { KeyScope } from "@promptstore/core/key-scopes";
 import { planLimits } from "@promptstore/core/plans";
 import type { CreatePromptBody, ImportPromptBody, SaveVersionBody } from "@promptstore/core/schemas";
 import { slugCandidate, slugify } from "@promptstore/core/slug";
@@ -30,23 +29,11 @@ import {
   type PromptRow,
   type VersionDocument,
 } from "../store/prompts.js";
-import { requireAccess } from "./access.js";
+import { type Caller, requireAccess } from "./access.js";
 import type { ChangeBus } from "./change-bus.js";
 import { toContent } from "./content-input.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { guardJson, versionDocument } from "./version-document.js";
-
-/** Who is asking: the project of the API key, and the organization whose plan applies. */
-export interface Scope {
-  projectId: string;
-  projectName: string;
-  orgId: string;
-  plan: string;
-  /** Who acts, recorded with each version saved: `key:<prefix>` or `user:<e-mail>`. */
-  actor: string;
-  /** What the caller may do: the key's scope, or what a dashboard role amounts to. */
-  access: KeyScope;
-}
 
 export interface ReadOptions {
   /** `production` (default), `latest`, a full hash or a 7+ character prefix. */
@@ -98,20 +85,23 @@ export class PromptService {
     this.bus.publish({ kind: "prompt", projectId, promptId });
   }
 
-  private scoped(scope: Scope): ProjectStore {
-    return new ProjectStore(this.store.db, this.store.queries, this.store.channel, this.store.events, scope.projectId);
+  private projectStore(caller: Caller): ProjectStore {
+    return new ProjectStore(this.store.db, this.store.queries, this.store.channel, this.store.events, caller.projectId);
   }
 
   async list(
-    scope: Scope,
+    caller: Caller,
     page: { limit?: number | undefined; cursor?: string | undefined } = {},
   ): Promise<PromptList> {
     const paginated = page.limit !== undefined || page.cursor !== undefined;
     const after = page.cursor !== undefined ? decodeCursor(page.cursor) : undefined;
     const limit = paginated ? (page.limit ?? 100) : undefined;
-    const rows = await this.scoped(scope).listPrompts({ after, limit: limit === undefined ? undefined : limit + 1 });
+    const rows = await this.projectStore(caller).listPrompts({
+      after,
+      limit: limit === undefined ? undefined : limit + 1,
+    });
     const prompts = limit === undefined ? rows : rows.slice(0, limit);
-    const result: PromptList = { project: { id: scope.projectId, name: scope.projectName }, prompts };
+    const result: PromptList = { project: { id: caller.projectId, name: caller.projectName }, prompts };
     if (limit !== undefined) {
       const last = prompts[prompts.length - 1];
       result.next_cursor = rows.length > limit && last ? encodeCursor(last) : null;
@@ -119,14 +109,14 @@ export class PromptService {
     return result;
   }
 
-  async read(scope: Scope, promptId: string, options: ReadOptions = {}): Promise<PromptView> {
-    return toView(await this.readDocument(scope, promptId, options));
+  async read(caller: Caller, promptId: string, options: ReadOptions = {}): Promise<PromptView> {
+    return toView(await this.readDocument(caller, promptId, options));
   }
 
   /** A read as stored: the hot path's single query, plus a prefix lookup for a version given by prefix. */
-  async readDocument(scope: Scope, promptId: string, options: ReadOptions = {}): Promise<PromptRead> {
+  async readDocument(caller: Caller, promptId: string, options: ReadOptions = {}): Promise<PromptRead> {
     this.reads++;
-    const store = this.scoped(scope);
+    const store = this.projectStore(caller);
     const ref = options.version ?? "production";
     let found: PromptAndVersion;
     let label: Label;
@@ -175,8 +165,8 @@ export class PromptService {
   }
 
   /** Every prompt with the variables of the version it serves (production, else latest): two queries. */
-  async listWithVariables(scope: Scope): Promise<DashboardPromptItem[]> {
-    const store = this.scoped(scope);
+  async listWithVariables(caller: Caller): Promise<DashboardPromptItem[]> {
+    const store = this.projectStore(caller);
     const [prompts, contents, times] = await Promise.all([
       store.listPrompts({}),
       store.servedEnabledContents(),
@@ -197,8 +187,8 @@ export class PromptService {
     }));
   }
 
-  async listVersions(scope: Scope, promptId: string): Promise<VersionList> {
-    const store = this.scoped(scope);
+  async listVersions(caller: Caller, promptId: string): Promise<VersionList> {
+    const store = this.projectStore(caller);
     const prompt = await this.requirePrompt(store, promptId);
     const versions = await store.listVersions(promptId);
     return {
@@ -214,9 +204,9 @@ export class PromptService {
     };
   }
 
-  async create(scope: Scope, body: CreatePromptBody): Promise<CreatedPrompt> {
+  async create(caller: Caller, body: CreatePromptBody): Promise<CreatedPrompt> {
     requireAccess(
-      scope,
+      caller,
       body.publish ? "publish" : "write",
       body.publish ? "creating a published prompt" : "creating a prompt",
     );
@@ -225,14 +215,14 @@ export class PromptService {
     const sections = withSectionIds(content.sections);
     const document = versionDocument(sections, content.tools);
     const publish = body.publish ?? false;
-    const limit = planLimits(scope.plan).promptsPerProject;
+    const limit = planLimits(caller.plan).promptsPerProject;
     const timestamp = now();
 
-    const id = await this.scoped(scope).transaction(async (tx) => {
+    const id = await this.projectStore(caller).transaction(async (tx) => {
       if (!(await tx.reservePromptSlot(limit))) {
         throw new AppError(
           "plan_limit",
-          `plan limit reached: the ${scope.plan} plan allows ${limit} prompts per project`,
+          `plan limit reached: the ${caller.plan} plan allows ${limit} prompts per project`,
         );
       }
       const row: PromptRow = {
@@ -249,13 +239,13 @@ export class PromptService {
         hash,
         message: body.message ?? null,
         created_at: timestamp,
-        saved_by: scope.actor,
+        saved_by: caller.actor,
         content,
         sections,
         document,
       });
-      const audit = [audited(scope, "prompt.created", promptId, null, hash, timestamp)];
-      if (publish) audit.push(audited(scope, "prompt.published", promptId, null, hash, timestamp));
+      const audit = [audited(caller, "prompt.created", promptId, null, hash, timestamp)];
+      if (publish) audit.push(audited(caller, "prompt.published", promptId, null, hash, timestamp));
       await tx.recordAudit(audit);
       await tx.recordEvents(
         [event("prompt.created", promptId, hash, row.production_version, hash, timestamp)],
@@ -264,7 +254,7 @@ export class PromptService {
       await tx.announceChange(promptId);
       return promptId;
     });
-    this.changed(scope.projectId, id);
+    this.changed(caller.projectId, id);
     return { id, name: body.name, version: hash, published: publish, created_at: timestamp };
   }
 
@@ -283,9 +273,9 @@ export class PromptService {
     throw conflict("id: could not derive a free id from name; pass an explicit id");
   }
 
-  async save(scope: Scope, promptId: string, body: SaveVersionBody): Promise<SavedVersion> {
+  async save(caller: Caller, promptId: string, body: SaveVersionBody): Promise<SavedVersion> {
     requireAccess(
-      scope,
+      caller,
       body.publish ? "publish" : "write",
       body.publish ? "saving and publishing" : "saving a version",
     );
@@ -296,7 +286,7 @@ export class PromptService {
     const publish = body.publish ?? false;
     const timestamp = now();
 
-    const created = await this.scoped(scope).transaction(async (tx) => {
+    const created = await this.projectStore(caller).transaction(async (tx) => {
       // The row lock first: a deletion in progress is waited for and then seen (404), never half-seen (a
       // version inserted for a prompt that is gone); and two editors who started from the same version are
       // serialized, so the second sees the first's save and is told (base_version).
@@ -311,7 +301,7 @@ export class PromptService {
         hash,
         message: body.message ?? null,
         created_at: timestamp,
-        saved_by: scope.actor,
+        saved_by: caller.actor,
         content,
         sections,
         document,
@@ -331,9 +321,9 @@ export class PromptService {
         events.push(event("prompt.published", promptId, hash, production, latest, timestamp));
       }
       const audit: NewAuditEntry[] = [];
-      if (isNew) audit.push(audited(scope, "prompt.saved", promptId, current.latest_version, hash, timestamp));
+      if (isNew) audit.push(audited(caller, "prompt.saved", promptId, current.latest_version, hash, timestamp));
       if (production !== current.production_version) {
-        audit.push(audited(scope, "prompt.published", promptId, current.production_version, production, timestamp));
+        audit.push(audited(caller, "prompt.published", promptId, current.production_version, production, timestamp));
       }
       if (Object.keys(patch).length > 0) {
         await tx.updatePrompt(promptId, { ...patch, updated_at: timestamp });
@@ -343,13 +333,13 @@ export class PromptService {
       }
       return isNew;
     });
-    this.changed(scope.projectId, promptId);
+    this.changed(caller.projectId, promptId);
     return { id: promptId, version: hash, created, published: publish };
   }
 
-  async publish(scope: Scope, promptId: string, ref = "latest"): Promise<PublishedVersion> {
-    requireAccess(scope, "publish", "publishing");
-    const hash = await this.scoped(scope).transaction(async (tx) => {
+  async publish(caller: Caller, promptId: string, ref = "latest"): Promise<PublishedVersion> {
+    requireAccess(caller, "publish", "publishing");
+    const hash = await this.projectStore(caller).transaction(async (tx) => {
       // Locked first, like save: a publish racing a deletion is a 404, not an event about a deleted prompt.
       await tx.lockPrompt(promptId);
       const prompt = await this.requirePrompt(tx, promptId);
@@ -358,7 +348,7 @@ export class PromptService {
       await tx.updatePrompt(promptId, { production_version: target, updated_at: timestamp });
       if (target !== prompt.production_version) {
         await tx.recordAudit([
-          audited(scope, "prompt.published", promptId, prompt.production_version, target, timestamp),
+          audited(caller, "prompt.published", promptId, prompt.production_version, target, timestamp),
         ]);
         await tx.recordEvents(
           [event("prompt.published", promptId, target, target, prompt.latest_version, timestamp)],
@@ -368,7 +358,7 @@ export class PromptService {
       await tx.announceChange(promptId);
       return target;
     });
-    this.changed(scope.projectId, promptId);
+    this.changed(caller.projectId, promptId);
     return { id: promptId, version: hash, published: true };
   }
 
@@ -377,10 +367,10 @@ export class PromptService {
    * transaction that also records `prompt.deleted` (whose `version` is what production served, else
    * latest). The id is free again at once; a new prompt with it starts with no history.
    */
-  async delete(scope: Scope, promptId: string): Promise<DeletedPrompt> {
+  async delete(caller: Caller, promptId: string): Promise<DeletedPrompt> {
     // As strong as a publish: it changes what production serves (to nothing).
-    requireAccess(scope, "publish", "deleting a prompt");
-    await this.scoped(scope).transaction(async (tx) => {
+    requireAccess(caller, "publish", "deleting a prompt");
+    await this.projectStore(caller).transaction(async (tx) => {
       // The project row first, then the prompt's: the order a create takes them in. Given back for nothing
       // when the prompt is not there: the 404 rolls it back.
       await tx.releasePromptSlot();
@@ -390,11 +380,11 @@ export class PromptService {
       const served = prompt.production_version ?? prompt.latest_version;
       const timestamp = now();
       // The audit row before the events: anything that fails from here on (a sink) takes it back with the change.
-      await tx.recordAudit([audited(scope, "prompt.deleted", promptId, served, null, timestamp)]);
+      await tx.recordAudit([audited(caller, "prompt.deleted", promptId, served, null, timestamp)]);
       await tx.recordEvents([event("prompt.deleted", promptId, served, null, null, timestamp)], this.sinks);
       await tx.announceChange(promptId);
     });
-    this.changed(scope.projectId, promptId);
+    this.changed(caller.projectId, promptId);
     return { id: promptId, deleted: true };
   }
 
@@ -403,10 +393,10 @@ export class PromptService {
    * asked, production) at versions the prompt then holds. Idempotent: versions already held are skipped,
    * pointers already in place are not moved, and nothing is recorded when nothing changed.
    */
-  async importPrompt(scope: Scope, body: ImportPromptBody): Promise<ImportedPrompt> {
+  async importPrompt(caller: Caller, body: ImportPromptBody): Promise<ImportedPrompt> {
     // Moving production is a publish, whoever's history it comes from.
     requireAccess(
-      scope,
+      caller,
       body.production_version !== undefined ? "publish" : "write",
       body.production_version !== undefined ? "importing with production_version" : "importing versions",
     );
@@ -421,7 +411,7 @@ export class PromptService {
         hash,
         message: v.message ?? null,
         created_at: v.created_at,
-        saved_by: v.saved_by ?? scope.actor,
+        saved_by: v.saved_by ?? caller.actor,
         content,
         sections,
         document: versionDocument(sections, content.tools),
@@ -429,11 +419,11 @@ export class PromptService {
     });
     // Oldest first, so that the history reads as it did on the source whatever order the versions came in.
     prepared.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
-    const limit = planLimits(scope.plan).promptsPerProject;
+    const limit = planLimits(caller.plan).promptsPerProject;
     const timestamp = now();
     const id = body.id;
 
-    const result = await this.scoped(scope).transaction(async (tx) => {
+    const result = await this.projectStore(caller).transaction(async (tx) => {
       let current = await tx.getPrompt(id);
       let created = false;
       if (!current) {
@@ -445,7 +435,7 @@ export class PromptService {
         if (!(await tx.reservePromptSlot(limit))) {
           throw new AppError(
             "plan_limit",
-            `plan limit reached: the ${scope.plan} plan allows ${limit} prompts per project`,
+            `plan limit reached: the ${caller.plan} plan allows ${limit} prompts per project`,
           );
         }
         current = {
@@ -493,14 +483,14 @@ export class PromptService {
       const audit: NewAuditEntry[] = [];
       if (created) {
         events.push(event("prompt.created", id, latest, production, latest, timestamp));
-        audit.push(audited(scope, "prompt.created", id, null, latest, timestamp));
+        audit.push(audited(caller, "prompt.created", id, null, latest, timestamp));
       } else if (inserted > 0 || latestMoved) {
         events.push(event("prompt.version_saved", id, latest, production, latest, timestamp));
-        audit.push(audited(scope, "prompt.saved", id, current.latest_version, latest, timestamp));
+        audit.push(audited(caller, "prompt.saved", id, current.latest_version, latest, timestamp));
       }
       if (productionMoved && production !== null) {
         events.push(event("prompt.published", id, production, production, latest, timestamp));
-        audit.push(audited(scope, "prompt.published", id, current.production_version, production, timestamp));
+        audit.push(audited(caller, "prompt.published", id, current.production_version, production, timestamp));
       }
       const changed = created || inserted > 0 || Object.keys(patch).length > 0;
       if (Object.keys(patch).length > 0) await tx.updatePrompt(id, { ...patch, updated_at: timestamp });
@@ -521,7 +511,7 @@ export class PromptService {
       };
     });
     const { changed, ...imported } = result;
-    if (changed) this.changed(scope.projectId, id);
+    if (changed) this.changed(caller.projectId, id);
     return imported;
   }
 
@@ -553,9 +543,9 @@ function event(
   return { type, prompt_id: promptId, version, production_version: production, latest_version: latest, at };
 }
 
-/** An audit row for a change to one of the scope's prompts; `before` and `after` are version hashes. */
+/** An audit row for a change to one of the caller's prompts; `before` and `after` are version hashes. */
 function audited(
-  scope: Scope,
+  caller: Caller,
   action: AuditAction,
   promptId: string,
   before: string | null,
@@ -563,10 +553,10 @@ function audited(
   at: string,
 ): NewAuditEntry {
   return {
-    orgId: scope.orgId,
-    projectId: scope.projectId,
+    orgId: caller.orgId,
+    projectId: caller.projectId,
     at,
-    actor: scope.actor,
+    actor: caller.actor,
     action,
     target: promptId,
     before,

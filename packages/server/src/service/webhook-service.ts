@@ -20,6 +20,7 @@ import {
   toWebhookView,
   type WebhookStore,
 } from "../store/webhooks.js";
+import { type Caller, requireAccess } from "./access.js";
 import { literalAddress, refusalMessage, refusedAddress } from "./webhook-address.js";
 
 export interface WebhookServiceOptions {
@@ -28,8 +29,8 @@ export interface WebhookServiceOptions {
 }
 
 /**
- * A project's webhook endpoints, for REST, the dashboard and the CLI alike. Every method takes the project
- * the caller may act on: an endpoint of another project is not found.
+ * The webhooks of every project: the event sink that queues deliveries, and each caller's endpoints for
+ * REST, the dashboard and the CLI alike.
  */
 export class WebhookService {
   constructor(
@@ -43,6 +44,25 @@ export class WebhookService {
   };
 
   /**
+   * The caller's project's endpoints. Managing webhooks, reading them included, needs publish: an endpoint
+   * receives every later change of the project and typically sets deployments off, and its address may carry
+   * the receiver's token. Refused here, before the request's input is read, so a refusal is the first answer.
+   */
+  of(caller: Pick<Caller, "projectId" | "access" | "role">): ProjectWebhooks {
+    requireAccess(caller, "publish", "managing webhooks");
+    return new ProjectWebhooks(this.store, this.options, caller.projectId);
+  }
+}
+
+/** One project's webhook endpoints: an endpoint of another project is not found. */
+export class ProjectWebhooks {
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly options: WebhookServiceOptions,
+    private readonly projectId: string,
+  ) {}
+
+  /**
    * A literal private address is refused when the endpoint is written (the operator can still allow it); a
    * host name can only be checked when it is resolved, at each delivery.
    */
@@ -53,26 +73,26 @@ export class WebhookService {
     if (literal !== null && what !== null) throw badRequest(`url: ${refusalMessage(literal, literal, what)}`);
   }
 
-  private async require(projectId: string, id: string) {
-    const row = await this.store.findEndpoint(projectId, id);
+  private async require(id: string) {
+    const row = await this.store.findEndpoint(this.projectId, id);
     if (!row) throw notFound(`webhook ${id.slice(0, 64)} not found`);
     return row;
   }
 
-  async list(projectId: string): Promise<WebhookView[]> {
-    return (await this.store.listEndpoints(projectId)).map(toWebhookView);
+  async list(): Promise<WebhookView[]> {
+    return (await this.store.listEndpoints(this.projectId)).map(toWebhookView);
   }
 
-  async get(projectId: string, id: string): Promise<WebhookView> {
-    return toWebhookView(await this.require(projectId, id));
+  async get(id: string): Promise<WebhookView> {
+    return toWebhookView(await this.require(id));
   }
 
-  async create(projectId: string, body: CreateWebhookBody): Promise<WebhookWithSecret> {
+  async create(body: CreateWebhookBody): Promise<WebhookWithSecret> {
     this.checkUrl(body.url);
     const at = now();
     const row = {
       id: newWebhookId(),
-      project_id: projectId,
+      project_id: this.projectId,
       url: body.url,
       description: body.description ?? "",
       event_types: JSON.stringify(body.events),
@@ -90,37 +110,37 @@ export class WebhookService {
     return { ...toWebhookView(row), secret: row.secret };
   }
 
-  async update(projectId: string, id: string, body: UpdateWebhookBody): Promise<WebhookView> {
+  async update(id: string, body: UpdateWebhookBody): Promise<WebhookView> {
     if (body.url !== undefined) this.checkUrl(body.url);
     const patch: EndpointPatch = {};
     if (body.url !== undefined) patch.url = body.url;
     if (body.description !== undefined) patch.description = body.description;
     if (body.events !== undefined) patch.event_types = JSON.stringify(body.events);
     if (body.enabled !== undefined) patch.enabled = body.enabled ? 1 : 0;
-    if (!(await this.store.updateEndpoint(projectId, id, patch, now()))) {
+    if (!(await this.store.updateEndpoint(this.projectId, id, patch, now()))) {
       throw notFound(`webhook ${id.slice(0, 64)} not found`);
     }
-    return this.get(projectId, id);
+    return this.get(id);
   }
 
   /** A new secret, effective for every attempt from now on (queued deliveries included); answered once. */
-  async rotateSecret(projectId: string, id: string): Promise<WebhookWithSecret> {
+  async rotateSecret(id: string): Promise<WebhookWithSecret> {
     const secret = newWebhookSecret();
-    if (!(await this.store.updateEndpoint(projectId, id, { secret }, now()))) {
+    if (!(await this.store.updateEndpoint(this.projectId, id, { secret }, now()))) {
       throw notFound(`webhook ${id.slice(0, 64)} not found`);
     }
-    return { ...(await this.get(projectId, id)), secret };
+    return { ...(await this.get(id)), secret };
   }
 
   /** Removes the endpoint and its deliveries, pending ones included. */
-  async remove(projectId: string, id: string): Promise<{ id: string; removed: true }> {
-    if (!(await this.store.removeEndpoint(projectId, id))) throw notFound(`webhook ${id.slice(0, 64)} not found`);
+  async remove(id: string): Promise<{ id: string; removed: true }> {
+    if (!(await this.store.removeEndpoint(this.projectId, id))) throw notFound(`webhook ${id.slice(0, 64)} not found`);
     return { id, removed: true };
   }
 
-  async deliveries(projectId: string, id: string, query: DeliveriesQuery = {}): Promise<DeliveryView[]> {
-    await this.require(projectId, id);
-    const rows = await this.store.deliveries(projectId, id, { limit: query.limit ?? 50, status: query.status });
+  async deliveries(id: string, query: DeliveriesQuery = {}): Promise<DeliveryView[]> {
+    await this.require(id);
+    const rows = await this.store.deliveries(this.projectId, id, { limit: query.limit ?? 50, status: query.status });
     return rows.map(toDeliveryView);
   }
 }

@@ -1,6 +1,6 @@
 import type { EventType, PromptEvent } from "@promptstore/core/events";
 import { type Kysely, sql } from "kysely";
-import type { DialectName } from "./index.js";
+import type { DialectName } from "./dialect-name.js";
 import type { Database } from "./schema.js";
 
 /** An event as a mutation describes it, before the store gives it an id. */

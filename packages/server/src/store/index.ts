@@ -1,6 +1,7 @@
 import { Kysely, Migrator } from "kysely";
 import { type ChangeChannel, DEFAULT_INVALIDATION_TIMEOUT_MS } from "./change-channel.js";
 import { CompiledQueries } from "./compiled-queries.js";
+import type { DialectName } from "./dialect-name.js";
 import { postgresDialect } from "./dialects/postgres.js";
 import { sqliteDialect } from "./dialects/sqlite.js";
 import { EventStore } from "./events.js";
@@ -9,7 +10,7 @@ import { postgresChannel } from "./postgres-channel.js";
 import type { Database } from "./schema.js";
 import { sqliteChannel } from "./sqlite-channel.js";
 
-export type DialectName = "sqlite" | "postgres";
+export type { DialectName } from "./dialect-name.js";
 
 export interface Store {
   readonly db: Kysely<Database>;

@@ -72,7 +72,7 @@ describe.each(DATABASES)("events with include=read ($name)", (database) => {
     const created = await t.request("POST", "/api/v2/prompts", { body: promptBody(1, { id: "p" }) });
     const v1 = created.body.data.version;
     await t.request("POST", "/api/v2/prompts/p/publish", { body: { version: v1 } });
-    const scope = {
+    const caller = {
       projectId: t.project.projectId,
       projectName: "",
       orgId: t.project.orgId,
@@ -90,8 +90,8 @@ describe.each(DATABASES)("events with include=read ($name)", (database) => {
       at: new Date().toISOString(),
     };
     // Created unpublished: production now serves the same version, but the read's production_version moved.
-    expect(await readOf(scope, { ...event, production_version: null })).toBe(undefined);
-    expect(JSON.parse((await readOf(scope, { ...event, production_version: v1 })) as string)).toEqual(
+    expect(await readOf(caller, { ...event, production_version: null })).toBe(undefined);
+    expect(JSON.parse((await readOf(caller, { ...event, production_version: v1 })) as string)).toEqual(
       (await t.request("GET", "/api/v2/prompts/p")).body.data,
     );
   });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Scope } from "../../src/service/prompt-service.js";
+import type { Caller } from "../../src/service/access.js";
 import { type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 
@@ -11,13 +11,13 @@ class RolledBack extends Error {}
  */
 describe.each(DATABASES)("reads and open transactions ($name)", (database) => {
   let t: TestApp;
-  let scope: Scope;
+  let caller: Caller;
   let first: string;
   let second: string;
 
   beforeEach(async () => {
     t = await testApp(database);
-    scope = {
+    caller = {
       projectId: t.project.projectId,
       projectName: "",
       orgId: t.project.orgId,
@@ -49,10 +49,10 @@ describe.each(DATABASES)("reads and open transactions ($name)", (database) => {
         await trx
           .updateTable("prompts")
           .set({ production_version: second })
-          .where("project_id", "=", scope.projectId)
+          .where("project_id", "=", caller.projectId)
           .where("id", "=", "greeter")
           .execute();
-        during = t.app.service.read(scope, "greeter", { guard: false });
+        during = t.app.service.read(caller, "greeter", { guard: false });
         // Give the read every chance to run while the transaction is open.
         await new Promise((resolve) => setTimeout(resolve, 50));
         throw new RolledBack();
@@ -62,7 +62,7 @@ describe.each(DATABASES)("reads and open transactions ($name)", (database) => {
       });
     const read = await (during as NonNullable<typeof during>);
     expect([read.version, read.prompt]).toEqual([first, "<Role>\none\n</Role>"]);
-    const after = await t.app.service.read(scope, "greeter", { guard: false });
+    const after = await t.app.service.read(caller, "greeter", { guard: false });
     expect([after.version, after.prompt]).toEqual([first, "<Role>\none\n</Role>"]);
   });
 
@@ -70,7 +70,7 @@ describe.each(DATABASES)("reads and open transactions ($name)", (database) => {
     for (const version of [second, first, second]) {
       const published = await t.request("POST", "/api/v2/prompts/greeter/publish", { body: { version } });
       expect(published.status).toBe(200);
-      const read = await t.app.service.read(scope, "greeter", { guard: false });
+      const read = await t.app.service.read(caller, "greeter", { guard: false });
       expect(read.version).toBe(version);
     }
   });

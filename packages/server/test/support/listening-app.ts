@@ -2,7 +2,7 @@ import type { PlanName } from "@promptstore/core/plans";
 import { defaultConfig } from "../../src/config.js";
 import { type App, buildApp } from "../../src/http/app.js";
 import type { RateLimiter } from "../../src/ratelimit/limiter.js";
-import type { Scope } from "../../src/service/prompt-service.js";
+import type { Caller } from "../../src/service/access.js";
 import { freshStore, type TestDatabase } from "./databases.js";
 
 /** A real app on a fresh database, listening on a loopback port, with one project and its key. */
@@ -11,8 +11,8 @@ export interface ListeningApp {
   url: string;
   key: string;
   orgId: string;
-  /** The project's scope, for seeding through the service directly. */
-  scope: Scope;
+  /** The project's caller, for seeding through the service directly. */
+  caller: Caller;
   /** A request with the project's key; the parsed envelope. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
@@ -38,7 +38,7 @@ export async function listeningApp(
     url,
     key,
     orgId: org.id,
-    scope: { projectId: project.id, projectName: project.name, orgId: org.id, plan, actor: "test", access: "publish" },
+    caller: { projectId: project.id, projectName: project.name, orgId: org.id, plan, actor: "test", access: "publish" },
     async call(method, path, body) {
       const res = await fetch(`${url}${path}`, {
         method,

@@ -1,4 +1,5 @@
 import type { DashboardPromptList } from "@promptstore/core/dashboard";
+import type { Permission } from "@promptstore/core/permissions";
 import { createPromptBody, publishBody, readQuery, saveVersionBody } from "@promptstore/core/schemas";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AccountService } from "../../service/account-service.js";
@@ -15,7 +16,7 @@ export const projectIdParam = (request: FastifyRequest): string =>
 
 /**
  * The prompt screens' API: the same PromptService and the same schemas as REST, reached through a
- * session. The account service turns (user, project, what is asked) into a scope or a refusal.
+ * session. The account service turns (user, project, what is asked) into a caller or a refusal.
  */
 export function registerDashboardPromptRoutes(
   app: FastifyInstance,
@@ -23,11 +24,11 @@ export function registerDashboardPromptRoutes(
   prompts: PromptService,
 ): void {
   const session = { config: { session: true } };
-  const scope = (request: FastifyRequest, permission: "read" | "write") =>
-    accounts.projectScope(userOf(request), projectIdParam(request), permission);
+  const callerFor = (request: FastifyRequest, needed: Permission) =>
+    accounts.projectCaller(userOf(request), projectIdParam(request), needed);
 
   app.get(`${PREFIX}/prompts`, session, async (request) => {
-    const granted = await scope(request, "read");
+    const granted = await callerFor(request, "read");
     const list: DashboardPromptList = {
       project: { id: granted.projectId, name: granted.projectName },
       role: granted.role,
@@ -37,14 +38,14 @@ export function registerDashboardPromptRoutes(
   });
 
   app.post(`${PREFIX}/prompts`, session, async (request, reply) => {
-    const granted = await scope(request, "write");
+    const granted = await callerFor(request, "write");
     const body = parseInput(createPromptBody, request.body, "body");
     reply.code(201);
     return ok(await prompts.create(granted, body));
   });
 
   app.get(`${PREFIX}/prompts/:id`, session, async (request) => {
-    const granted = await scope(request, "read");
+    const granted = await callerFor(request, "read");
     const query = parseInput(readQuery, request.query, "query");
     return ok(
       await prompts.read(granted, promptIdParam(request.params), {
@@ -55,25 +56,24 @@ export function registerDashboardPromptRoutes(
   });
 
   app.get(`${PREFIX}/prompts/:id/versions`, session, async (request) => {
-    const granted = await scope(request, "read");
+    const granted = await callerFor(request, "read");
     return ok(await prompts.listVersions(granted, promptIdParam(request.params)));
   });
 
   app.put(`${PREFIX}/prompts/:id`, session, async (request) => {
-    const granted = await scope(request, "write");
+    const granted = await callerFor(request, "write");
     const body = parseInput(saveVersionBody, request.body, "body");
     return ok(await prompts.save(granted, promptIdParam(request.params), body));
   });
 
-  // Editors and owners, like every other change to prompts: whoever may replace what production serves may
-  // also stop serving it.
+  // Publish, as the service asks: whoever may replace what production serves may also stop serving it.
   app.delete(`${PREFIX}/prompts/:id`, session, async (request) => {
-    const granted = await scope(request, "write");
+    const granted = await callerFor(request, "publish");
     return ok(await prompts.delete(granted, promptIdParam(request.params)));
   });
 
   app.post(`${PREFIX}/prompts/:id/publish`, session, async (request) => {
-    const granted = await scope(request, "write");
+    const granted = await callerFor(request, "publish");
     const body = parseInput(publishBody, request.body ?? {}, "body");
     return ok(await prompts.publish(granted, promptIdParam(request.params), body.version ?? "latest"));
   });

@@ -49,7 +49,7 @@ export function registerDashboardSettingsRoutes(
   const session = { config: { session: true } };
   const ownerOfOrg = (request: FastifyRequest) => accounts.orgAccess(userOf(request), param(request, "orgId"), "admin");
   const ownerOfProject = (request: FastifyRequest) =>
-    accounts.projectScope(userOf(request), projectIdParam(request), "admin");
+    accounts.projectCaller(userOf(request), projectIdParam(request), "admin");
 
   app.post("/api/dashboard/orgs/:orgId/projects", session, async (request, reply) => {
     const org = await ownerOfOrg(request);

@@ -2,9 +2,9 @@ import { AUDIT_ACTIONS, auditQuery } from "@promptstore/core/audit";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { AuditService } from "../../service/audit-service.js";
-import { scopeOf } from "../auth.js";
+import { callerOf } from "../auth.js";
 import { ok } from "../envelope.js";
-import type { Operation } from "../openapi.js";
+import type { Operation } from "../operation.js";
 import { parseInput } from "../validate.js";
 
 const auditEntryOut = z.strictObject({
@@ -36,8 +36,8 @@ export const AUDIT_OPERATIONS: Operation[] = [
 
 export function registerAuditRoutes(app: FastifyInstance, audit: AuditService): void {
   app.get("/api/v2/audit", { config: { auth: true } }, async (request) => {
-    const scope = scopeOf(request);
+    const caller = callerOf(request);
     const query = parseInput(auditQuery, request.query, "query");
-    return ok(await audit.list(scope, query));
+    return ok(await audit.list(caller, query));
   });
 }

@@ -1,7 +1,7 @@
 import { eventsQuery } from "@promptstore/core/schemas";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { type EventHub, STREAM_CAP_RETRY_SECONDS } from "../../service/event-hub.js";
-import { scopeOf } from "../auth.js";
+import { callerOf } from "../auth.js";
 import { keepStreamOpen } from "../connection-limits.js";
 import { markStream } from "../metrics.js";
 import { parseInput } from "../validate.js";
@@ -23,7 +23,7 @@ export function registerEventRoutes(
   onStreamEnd: (request: FastifyRequest) => void = () => {},
 ): void {
   app.get("/api/v2/events", { config: { auth: true } }, (request, reply) => {
-    const scope = scopeOf(request);
+    const caller = callerOf(request);
     const query = parseInput(eventsQuery, request.query, "query");
     // HEAD runs this handler too (Fastify's automatic HEAD route): a hijacked stream would write nothing
     // (no body for HEAD) and hold the connection and a stream slot forever. Its answer is the headers alone.
@@ -33,7 +33,7 @@ export function registerEventRoutes(
     // Before the response starts, so that a refusal is an ordinary 429 envelope.
     let release: () => void;
     try {
-      release = hub.reserve(scope);
+      release = hub.reserve(caller);
     } catch (error) {
       reply.header("retry-after", STREAM_CAP_RETRY_SECONDS);
       throw error;
@@ -66,7 +66,7 @@ export function registerEventRoutes(
       onStreamEnd(request);
     };
     const detach = hub.open(
-      scope,
+      caller,
       key,
       lastEventId,
       {

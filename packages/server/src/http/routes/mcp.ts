@@ -2,7 +2,7 @@ import { localhostAllowedOrigins, validateOriginHeader } from "@modelcontextprot
 import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { authInfoFor, type McpEndpoints } from "../../mcp/endpoint.js";
-import { scopeOf } from "../auth.js";
+import { callerOf } from "../auth.js";
 import { keepStreamOpen } from "../connection-limits.js";
 import { markStream } from "../metrics.js";
 
@@ -73,12 +73,12 @@ async function refusalReason(response: Response): Promise<string | undefined> {
  */
 export function registerMcpRoute(app: FastifyInstance, endpoints: McpEndpoints): void {
   app.post(MCP_PATH, { config: { auth: true, mcp: true } }, async (request, reply) => {
-    const scope = scopeOf(request);
+    const caller = callerOf(request);
     const response = await endpoints
-      .forProject(scope.projectId)
+      .forProject(caller.projectId)
       .fetch(new Request(REQUEST_URL, { method: "POST", headers: webHeaders(request) }), {
         parsedBody: request.body,
-        authInfo: authInfoFor(scope),
+        authInfo: authInfoFor(caller),
       });
     if (response.status >= 400 && response.status < 500) {
       request.log.warn(

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { PromptService } from "../../service/prompt-service.js";
-import { scopeOf } from "../auth.js";
+import { callerOf } from "../auth.js";
 import { sendCachedRead } from "../cached-read.js";
 import type { ReadCache } from "../read-cache.js";
 import { v1ReadJson } from "../read-json.js";
@@ -11,9 +11,9 @@ export function registerV1Routes(app: FastifyInstance, service: PromptService, c
   // Not async: a cache hit is answered without a promise.
   app.get("/api/v1/prompts/:id", { config: { auth: true } }, (request, reply) => {
     const id = promptIdParam(request.params);
-    const scope = scopeOf(request);
-    return sendCachedRead(request, reply, cache, scope, id, "v1", () =>
-      service.readDocument(scope, id).then(v1ReadJson),
+    const caller = callerOf(request);
+    return sendCachedRead(request, reply, cache, caller, id, "v1", () =>
+      service.readDocument(caller, id).then(v1ReadJson),
     );
   });
 }

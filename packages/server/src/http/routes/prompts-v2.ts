@@ -9,7 +9,7 @@ import {
 } from "@promptstore/core/schemas";
 import type { FastifyInstance } from "fastify";
 import type { PromptService } from "../../service/prompt-service.js";
-import { scopeOf } from "../auth.js";
+import { callerOf } from "../auth.js";
 import { sendCachedRead } from "../cached-read.js";
 import { ok } from "../envelope.js";
 import { PRODUCTION_READ, type ReadCache } from "../read-cache.js";
@@ -27,7 +27,7 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
 
   app.get("/api/v2/prompts", auth, async (request) => {
     const query = parseInput(listQuery, request.query, "query");
-    return ok(await service.list(scopeOf(request), query));
+    return ok(await service.list(callerOf(request), query));
   });
 
   // Not async: a cache hit is answered without a promise.
@@ -36,7 +36,7 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
     // Most reads carry no query at all; they skip the schema.
     const raw = request.query as Record<string, unknown>;
     const query = hasKeys(raw) ? parseInput(readQuery, raw, "query") : {};
-    const scope = scopeOf(request);
+    const caller = callerOf(request);
     const version = query.version ?? "production";
     const guard = query.guard !== "false";
     // The usual read (production, guarded) names its variant with a constant: no string built per request.
@@ -48,42 +48,42 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
       request,
       reply,
       cache,
-      scope,
+      caller,
       id,
       usual ? PRODUCTION_READ : `v2|${version}|${guard}`,
-      () => service.readDocument(scope, id, { version, guard }).then(v2ReadJson),
+      () => service.readDocument(caller, id, { version, guard }).then(v2ReadJson),
       etag,
     );
   });
 
   app.get("/api/v2/prompts/:id/versions", auth, async (request) => {
-    return ok(await service.listVersions(scopeOf(request), promptIdParam(request.params)));
+    return ok(await service.listVersions(callerOf(request), promptIdParam(request.params)));
   });
 
   app.post("/api/v2/prompts", auth, async (request, reply) => {
     const body = parseInput(createPromptBody, request.body, "body");
     reply.code(201);
-    return ok(await service.create(scopeOf(request), body));
+    return ok(await service.create(callerOf(request), body));
   });
 
   app.put("/api/v2/prompts/:id", auth, async (request) => {
     const id = promptIdParam(request.params);
     const body = parseInput(saveVersionBody, request.body, "body");
-    return ok(await service.save(scopeOf(request), id, body));
+    return ok(await service.save(callerOf(request), id, body));
   });
 
   app.delete("/api/v2/prompts/:id", auth, async (request) => {
-    return ok(await service.delete(scopeOf(request), promptIdParam(request.params)));
+    return ok(await service.delete(callerOf(request), promptIdParam(request.params)));
   });
 
   app.post("/api/v2/prompts/:id/publish", auth, async (request) => {
     const id = promptIdParam(request.params);
     const body = parseInput(publishBody, request.body ?? {}, "body");
-    return ok(await service.publish(scopeOf(request), id, body.version ?? "latest"));
+    return ok(await service.publish(callerOf(request), id, body.version ?? "latest"));
   });
 
   app.post("/api/v2/import", auth, async (request) => {
     const body = parseInput(importPromptBody, request.body, "body");
-    return ok(await service.importPrompt(scopeOf(request), body));
+    return ok(await service.importPrompt(callerOf(request), body));
   });
 }

@@ -7,13 +7,12 @@ import {
   rotateSecretBody,
   updateWebhookBody,
 } from "@promptstore/core/webhooks";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { requireAccess } from "../../service/access.js";
-import type { WebhookService } from "../../service/webhook-service.js";
-import { scopeOf } from "../auth.js";
+import type { ProjectWebhooks, WebhookService } from "../../service/webhook-service.js";
+import { callerOf } from "../auth.js";
 import { ok } from "../envelope.js";
-import type { Operation } from "../openapi.js";
+import type { Operation } from "../operation.js";
 import { parseInput } from "../validate.js";
 
 const WEBHOOK_ID = /^whk_[0-9a-f]{24}$/;
@@ -153,53 +152,66 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
 
 /** `/api/v2/webhooks`: the key's project's endpoints; another project's are not found (404). */
 export function registerWebhookRoutes(app: FastifyInstance, webhooks: WebhookService): void {
-  const auth = { config: { auth: true } };
-  // Managing webhooks, reading them included, needs a publish key: an endpoint receives every later change
-  // of the project and typically sets deployments off, and its address may carry the receiver's token.
-  const project = (request: FastifyRequest): string => {
-    const scope = scopeOf(request);
-    requireAccess(scope, "publish", "managing webhooks");
-    return scope.projectId;
-  };
+  registerWebhookEndpoints(app, "/api/v2/webhooks", { auth: true }, (request) => webhooks.of(callerOf(request)), {
+    withRead: true,
+  });
+}
 
-  app.get("/api/v2/webhooks", auth, async (request) => {
-    return ok({ webhooks: await webhooks.list(project(request)) });
+/**
+ * The webhook routes under `prefix`, for REST and the dashboard alike. `endpointsOf` is asked first, so that a
+ * caller the service refuses is told so before any of the request's input is read.
+ */
+export function registerWebhookEndpoints(
+  app: FastifyInstance,
+  prefix: string,
+  config: FastifyContextConfig,
+  endpointsOf: (request: FastifyRequest) => ProjectWebhooks | Promise<ProjectWebhooks>,
+  options: { withRead: boolean },
+): void {
+  const route = { config };
+
+  app.get(prefix, route, async (request) => {
+    return ok({ webhooks: await (await endpointsOf(request)).list() });
   });
 
-  app.post("/api/v2/webhooks", auth, async (request, reply) => {
-    const projectId = project(request);
+  app.post(prefix, route, async (request, reply) => {
+    const endpoints = await endpointsOf(request);
     const body = parseInput(createWebhookBody, request.body, "body");
-    const created = await webhooks.create(projectId, body);
+    const created = await endpoints.create(body);
     reply.code(201);
     return ok(created);
   });
 
-  app.get("/api/v2/webhooks/:id", auth, async (request) => {
-    return ok(await webhooks.get(project(request), webhookIdParam(request.params)));
-  });
+  if (options.withRead) {
+    app.get(`${prefix}/:id`, route, async (request) => {
+      const endpoints = await endpointsOf(request);
+      return ok(await endpoints.get(webhookIdParam(request.params)));
+    });
+  }
 
-  app.patch("/api/v2/webhooks/:id", auth, async (request) => {
-    const projectId = project(request);
+  app.patch(`${prefix}/:id`, route, async (request) => {
+    const endpoints = await endpointsOf(request);
     const id = webhookIdParam(request.params);
     const body = parseInput(updateWebhookBody, request.body, "body");
-    return ok(await webhooks.update(projectId, id, body));
+    return ok(await endpoints.update(id, body));
   });
 
-  app.delete("/api/v2/webhooks/:id", auth, async (request) => {
-    return ok(await webhooks.remove(project(request), webhookIdParam(request.params)));
+  app.delete(`${prefix}/:id`, route, async (request) => {
+    const endpoints = await endpointsOf(request);
+    return ok(await endpoints.remove(webhookIdParam(request.params)));
   });
 
-  app.post("/api/v2/webhooks/:id/rotate-secret", auth, async (request) => {
-    const projectId = project(request);
+  app.post(`${prefix}/:id/rotate-secret`, route, async (request) => {
+    const endpoints = await endpointsOf(request);
     const id = webhookIdParam(request.params);
     parseInput(rotateSecretBody, request.body ?? {}, "body");
-    return ok(await webhooks.rotateSecret(projectId, id));
+    return ok(await endpoints.rotateSecret(id));
   });
 
-  app.get("/api/v2/webhooks/:id/deliveries", auth, async (request) => {
-    const projectId = project(request);
+  app.get(`${prefix}/:id/deliveries`, route, async (request) => {
+    const endpoints = await endpointsOf(request);
     const id = webhookIdParam(request.params);
     const query = parseInput(deliveriesQuery, request.query, "query");
-    return ok({ deliveries: await webhooks.deliveries(projectId, id, query) });
+    return ok({ deliveries: await endpoints.deliveries(id, query) });
   });
 }

@@ -1,0 +1,22 @@
+import type { z } from "zod";
+
+/**
+ * One REST operation as the OpenAPI document describes it. Below the document and the route files alike:
+ * the routes declare their operations, the document gathers them.
+ */
+export interface Operation {
+  method: "get" | "post" | "put" | "patch" | "delete";
+  path: string;
+  summary: string;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  status: 200 | 201;
+  response: z.ZodType;
+  errors: number[];
+  /** Answers with an ETag when a full hash is asked for, and 304 to a matching If-None-Match. */
+  conditional?: true;
+  /** What `{id}` names, when it is not a prompt. */
+  idDescription?: string;
+  /** The body may be left out. */
+  bodyOptional?: true;
+}
