@@ -4,11 +4,12 @@
  * serves now.
  */
 import { z } from "zod";
+import { FULL_HASH } from "./version-ref.js";
 
 export const EVENT_TYPES = ["prompt.created", "prompt.version_saved", "prompt.published", "prompt.deleted"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-const hash = z.string().regex(/^[0-9a-f]{64}$/);
+const hash = z.string().regex(FULL_HASH);
 
 /** The data of every change event; described for the OpenAPI document (and the client's types). */
 export const promptEvent = z

@@ -29,13 +29,6 @@ export function contentHash(content: Content): string {
   );
 }
 
-const FULL_HASH = /^[0-9a-f]{64}$/;
-
-/** Whether a version reference is a whole hash (64 lowercase hex characters) rather than a prefix or pointer. */
-export function isFullHash(ref: string): boolean {
-  return FULL_HASH.test(ref);
-}
-
 /**
  * Section ids come from the section itself (and how many identical sections precede it), so an unchanged
  * section keeps its id from one version to the next and the same content always gets the same ids.

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { PROMPT_ID_PATTERN } from "./slug.js";
 import { jsonValueProblem, text } from "./text.js";
+import { FULL_HASH, refPattern } from "./version-ref.js";
 
 export const LIMITS = {
   sectionsPerVersion: 100,
@@ -116,13 +117,15 @@ export const message = text()
   .max(LIMITS.messageLength, `must be at most ${LIMITS.messageLength} characters`)
   .describe("A change note kept with the version, up to 1000 characters");
 
-const VERSION_REF = /^(production|latest|[0-9a-f]{7,64})$/;
+const FULL_HASH_MESSAGE = "must be the full 64-character hash of a version";
+const HASH_MESSAGE = "7-64 lowercase hex characters of a version hash";
+
 export const versionRef = text()
-  .regex(VERSION_REF, "must be production, latest, or 7-64 lowercase hex characters of a version hash")
+  .regex(refPattern("production", "latest"), `must be production, latest, or ${HASH_MESSAGE}`)
   .describe("production, latest, a full version hash, or a unique prefix of 7+ characters");
 
 export const publishRef = text()
-  .regex(/^(latest|[0-9a-f]{7,64})$/, "must be latest, or 7-64 lowercase hex characters of a version hash")
+  .regex(refPattern("latest"), `must be latest, or ${HASH_MESSAGE}`)
   .describe("latest, a full version hash, or a unique prefix of 7+ characters");
 
 export const exactlyOneContentForm = <T extends { sections?: unknown; markdown?: unknown }>(
@@ -157,7 +160,7 @@ export const saveVersionFields = z.strictObject({
   message: message.optional(),
   publish: z.boolean().optional().describe("Also point production at this version. Default false."),
   base_version: text()
-    .regex(/^[0-9a-f]{64}$/, "must be the full 64-character hash of a version")
+    .regex(FULL_HASH, FULL_HASH_MESSAGE)
     .optional()
     .describe("The latest version this edit started from; if latest has moved since, the save is refused (409)"),
   name: promptName.optional().describe("Renames the prompt; not part of the version"),
@@ -224,7 +227,7 @@ export function describeZodError(error: z.ZodError, root = "body"): string {
   return `${field === "" ? root : field}: ${problem}`;
 }
 
-const fullHash = text().regex(/^[0-9a-f]{64}$/, "must be the full 64-character hash of a version");
+const fullHash = text().regex(FULL_HASH, FULL_HASH_MESSAGE);
 
 export const importedVersion = z.strictObject({
   version: fullHash.describe("The version's hash; the server recomputes it from the content and refuses a mismatch"),

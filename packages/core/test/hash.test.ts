@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Content } from "../src/content.js";
-import { contentHash, isFullHash, withSectionIds } from "../src/hash.js";
+import { contentHash, withSectionIds } from "../src/hash.js";
+import { isFullHash } from "../src/version-ref.js";
 
 const base: Content = {
   sections: [

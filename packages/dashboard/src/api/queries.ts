@@ -1,3 +1,4 @@
+import { HASH_OR_PREFIX } from "@promptstore/core/version-ref";
 /**
  * Every query and mutation of the dashboard, keyed by resource. Mutations invalidate the keys of what
  * they change; a key is a prefix of the narrower ones, so invalidating a project's prompts also
@@ -83,7 +84,7 @@ export const promptViewQuery = (projectId: string, promptId: string, version: st
         `${promptPath(projectId, promptId)}?${new URLSearchParams({ version, guard: String(guard) }).toString()}`,
       ),
     // A version hash names immutable content; only the pointers move.
-    staleTime: /^[0-9a-f]{7,64}$/.test(version) ? Number.POSITIVE_INFINITY : 30_000,
+    staleTime: HASH_OR_PREFIX.test(version) ? Number.POSITIVE_INFINITY : 30_000,
   });
 
 export const versionsQuery = (projectId: string, promptId: string) =>

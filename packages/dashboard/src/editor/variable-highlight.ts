@@ -6,9 +6,10 @@ import {
   ViewPlugin,
   type ViewUpdate,
 } from "@codemirror/view";
+import { PLACEHOLDER_PATTERN } from "@promptstore/core/variables";
 
-// The same pattern as core's variables.ts: what is highlighted is exactly what the server fills in.
-const VARIABLE = /\{\{\s*[A-Za-z_][A-Za-z0-9_.-]*\s*\}\}/g;
+// Core's pattern (a copy of it: the decorator moves its lastIndex): what is highlighted is what the server fills in.
+const VARIABLE = new RegExp(PLACEHOLDER_PATTERN);
 
 const decorator = new MatchDecorator({
   regexp: VARIABLE,

@@ -1,4 +1,4 @@
-import { fillVariables } from "@promptstore/core/variables";
+import { fillVariables, PLACEHOLDER_PATTERN } from "@promptstore/core/variables";
 import { useQuery } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
 import { useParams, useSearchParams } from "react-router";
@@ -172,7 +172,7 @@ function PreviewBody({
 }
 
 // Only to mark what is still unfilled in the text; the filling itself is core's `fillVariables`.
-const PLACEHOLDER = /(\{\{\s*[A-Za-z_][A-Za-z0-9_.-]*\s*\}\})/;
+const PLACEHOLDER = new RegExp(`(${PLACEHOLDER_PATTERN.source})`);
 
 /** The text with each placeholder still in it marked, so what is missing stands out. */
 function Marked({ text }: { text: string }) {
@@ -200,7 +200,8 @@ function Snippet({ title, code }: { title: string; code: string }) {
         <span>{title}</span>
         <CopyButton text={code} label={`Copy ${title}`} small />
       </figcaption>
-      <pre>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex lint/a11y/useSemanticElements: on a phone the long lines scroll sideways, so the keyboard must reach the block to scroll it (axe: scrollable-region-focusable); a named region, as the pre has to stay the scroll box */}
+      <pre tabIndex={0} role="region" aria-label={`${title} snippet`}>
         <code>{code}</code>
       </pre>
     </figure>

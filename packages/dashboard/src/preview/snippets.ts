@@ -1,3 +1,5 @@
+import { VARIABLE_PATTERN } from "@promptstore/core/variables";
+
 /** The code an application runs to read a prompt: shown in the preview, with the real origin and id. */
 
 export interface SnippetTarget {
@@ -35,7 +37,7 @@ export function fetchSnippet(target: SnippetTarget, variables: readonly string[]
       "",
       "// Fill the variables: every {{ name }} is replaced by its value.",
       `const values: Record<string, string> = { ${variables.map((v) => `${JSON.stringify(v)}: ""`).join(", ")} };`,
-      "const text = prompt.replace(/\\{\\{\\s*([A-Za-z_][A-Za-z0-9_.-]*)\\s*\\}\\}/g, (whole, name: string) =>",
+      `const text = prompt.replace(/${VARIABLE_PATTERN.source}/g, (whole, name: string) =>`,
       "  Object.hasOwn(values, name) ? values[name] : whole,",
       ");",
     );

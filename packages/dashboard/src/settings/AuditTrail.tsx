@@ -1,4 +1,5 @@
 import type { AuditEntry } from "@promptstore/core/audit";
+import { readableRef } from "@promptstore/core/version-ref";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { auditQuery } from "../api/queries";
@@ -15,9 +16,7 @@ const ACTION_LABEL: Record<AuditEntry["action"], string> = {
   "plan.changed": "Plan changed",
 };
 
-/** A version hash is shown by its first 12 characters (as the history does); scopes and plans as they are. */
-const pointer = (value: string | null) =>
-  value === null ? "—" : /^[0-9a-f]{64}$/.test(value) ? value.slice(0, 12) : value;
+const pointer = (value: string | null) => (value === null ? "—" : readableRef(value));
 
 /** Who changed what in the project, newest first (owners: it names members and keys). */
 export function AuditTrail({ projectId, projectName }: { projectId: string; projectName: string }) {

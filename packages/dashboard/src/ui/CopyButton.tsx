@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { copyText } from "./clipboard";
+import { shortHash } from "./format";
 
 type CopyState = "idle" | "copied" | "failed";
 
@@ -47,7 +48,7 @@ export function CopyButton({ text, label = "Copy", small }: CopyButtonProps) {
 /** A hash prefix that copies the full hash. */
 export function CopyHash({ hash }: { hash: string }) {
   const { state, copy } = useCopy(hash);
-  const short = hash.slice(0, 7);
+  const short = shortHash(hash);
   return (
     <span className="row">
       <button

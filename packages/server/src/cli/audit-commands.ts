@@ -1,12 +1,12 @@
 import type { AuditEntry } from "@promptstore/core/audit";
 import { auditQuery } from "@promptstore/core/audit";
+import { readableRef } from "@promptstore/core/version-ref";
 import type { Command } from "commander";
 import { AuditService } from "../service/audit-service.js";
 import { CliError, emit } from "./output.js";
 import { withPrompts } from "./prompt-commands.js";
 
-const short = (pointer: string | null) =>
-  pointer === null ? "-" : /^[0-9a-f]{64}$/.test(pointer) ? pointer.slice(0, 12) : pointer;
+const short = (pointer: string | null) => (pointer === null ? "-" : readableRef(pointer));
 
 const line = (e: AuditEntry) =>
   `${e.at}  ${e.action.padEnd(16)}  ${e.target}  ${short(e.before)} -> ${short(e.after)}  by ${e.actor}`;

@@ -4,12 +4,10 @@
  */
 
 import { toolInput } from "@promptstore/core/schemas";
+import { FULL_HASH } from "@promptstore/core/version-ref";
 import { z } from "zod";
 
-const hash = z
-  .string()
-  .regex(/^[0-9a-f]{64}$/)
-  .describe("SHA-256 hex of the version's canonical content");
+const hash = z.string().regex(FULL_HASH).describe("SHA-256 hex of the version's canonical content");
 const timestamp = z.iso.datetime().describe("ISO 8601, UTC, milliseconds");
 
 export const sectionOut = z.strictObject({

@@ -2,11 +2,12 @@ import type { AuditAction } from "@promptstore/core/audit";
 import type { Section } from "@promptstore/core/content";
 import type { DashboardPromptItem } from "@promptstore/core/dashboard";
 import { AppError, badRequest, conflict, notFound } from "@promptstore/core/errors";
-import { contentHash, isFullHash, withSectionIds } from "@promptstore/core/hash";
+import { contentHash, withSectionIds } from "@promptstore/core/hash";
 import { planLimits } from "@promptstore/core/plans";
 import type { CreatePromptBody, ImportPromptBody, SaveVersionBody } from "@promptstore/core/schemas";
 import { slugCandidate, slugify } from "@promptstore/core/slug";
 import { extractVariables } from "@promptstore/core/variables";
+import { isFullHash } from "@promptstore/core/version-ref";
 import type {
   CreatedPrompt,
   DeletedPrompt,

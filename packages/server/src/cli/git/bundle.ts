@@ -2,6 +2,7 @@ import { readFile, rename, writeFile } from "node:fs/promises";
 import type { ImportedPrompt, Promptstore } from "@promptstore/client";
 import { contentHash } from "@promptstore/core/hash";
 import { importedVersion, importPromptBody } from "@promptstore/core/schemas";
+import { FULL_HASH } from "@promptstore/core/version-ref";
 import { z } from "zod";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, talking } from "./connection.js";
@@ -10,11 +11,8 @@ const BUNDLE_FORMAT = "promptstore-bundle";
 
 const bundledPrompt = importPromptBody.omit({ versions: true, latest_version: true, production_version: true }).extend({
   created_at: z.iso.datetime(),
-  production_version: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .nullable(),
-  latest_version: z.string().regex(/^[0-9a-f]{64}$/),
+  production_version: z.string().regex(FULL_HASH).nullable(),
+  latest_version: z.string().regex(FULL_HASH),
   // Every version, oldest first: as many as the prompt has (the server takes them in requests of 100).
   versions: z.array(importedVersion).min(1),
 });

@@ -1,3 +1,4 @@
+import { shortHash } from "@promptstore/core/version-ref";
 import { connect, type RemoteOptions, remotePrompts, talking } from "./connection.js";
 import { readLock } from "./lockfile.js";
 
@@ -30,7 +31,7 @@ export async function check(dir: string, options: RemoteOptions): Promise<CheckD
 
 export function describeCheck(differences: CheckDifference[]): string {
   const name = (hash: string | null | undefined, where: string) =>
-    hash === undefined ? `not in ${where}` : hash === null ? "unpublished" : hash.slice(0, 12);
+    hash === undefined ? `not in ${where}` : hash === null ? "unpublished" : shortHash(hash);
   return differences
     .map(
       (d) =>

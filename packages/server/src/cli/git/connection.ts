@@ -1,4 +1,5 @@
 import { type PromptListItem, Promptstore, PromptstoreError } from "@promptstore/client";
+import { shortHash } from "@promptstore/core/version-ref";
 import type { Command } from "commander";
 import { CliError } from "../output.js";
 
@@ -91,4 +92,4 @@ export async function talking<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export const short = (hash: string | null | undefined) => (hash ? hash.slice(0, 12) : "none");
+export const short = (hash: string | null | undefined) => (hash ? shortHash(hash) : "none");

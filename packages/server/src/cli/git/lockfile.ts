@@ -1,11 +1,12 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { FULL_HASH } from "@promptstore/core/version-ref";
 import { z } from "zod";
 import { CliError } from "../output.js";
 
 export const LOCKFILE = "promptstore.lock";
 
-const hash = z.string().regex(/^[0-9a-f]{64}$/);
+const hash = z.string().regex(FULL_HASH);
 
 const lockEntry = z.strictObject({
   file: z.string().min(1),

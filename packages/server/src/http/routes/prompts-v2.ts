@@ -1,4 +1,3 @@
-import { isFullHash } from "@promptstore/core/hash";
 import {
   createPromptBody,
   importPromptBody,
@@ -7,6 +6,7 @@ import {
   readQuery,
   saveVersionBody,
 } from "@promptstore/core/schemas";
+import { isFullHash } from "@promptstore/core/version-ref";
 import type { FastifyInstance } from "fastify";
 import type { PromptService } from "../../service/prompt-service.js";
 import { callerOf } from "../auth.js";
