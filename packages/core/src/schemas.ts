@@ -178,6 +178,24 @@ export const readQuery = z.object({
   guard: booleanString.optional(),
 });
 
+/** What a read asks for, from any surface; what is left out takes the defaults of `readDefaults`. */
+export interface ReadOptions {
+  /** `production` (default), `latest`, a full hash or a 7+ character prefix. */
+  version?: string | undefined;
+  /** Append the guard text (default true). */
+  guard?: boolean | undefined;
+}
+
+/** The one place a read's defaults are decided: production, with the guard. */
+export function readDefaults(options: ReadOptions): { version: string; guard: boolean } {
+  return { version: options.version ?? "production", guard: options.guard ?? true };
+}
+
+/** A read's query string (`?version=&guard=`) as read options. */
+export function readOptionsOf(query: z.output<typeof readQuery>): ReadOptions {
+  return { version: query.version, guard: query.guard === undefined ? undefined : query.guard === "true" };
+}
+
 export const eventsQuery = z.object({
   include: z
     .enum(["read"], { error: "must be read" })

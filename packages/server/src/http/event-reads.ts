@@ -5,6 +5,23 @@ import { PRODUCTION_READ, type ReadCache } from "./read-cache.js";
 import { v2ReadJson } from "./read-json.js";
 
 const ENVELOPE_HEAD = '{"success":true,"data":';
+const VERSION_KEY = '"version":"';
+const PRODUCTION_KEY = '"production_version":';
+const HASH_LENGTH = 64;
+
+/**
+ * Whether a v2 read (v2ReadJson's bytes) serves what the event says production and latest are, read where
+ * v2ReadJson writes them instead of parsing the document. The first `"version":"` is the read's own: the
+ * fields before it are strings, whose quotes are escaped, and sections, which have no such key.
+ */
+function servesEvent(text: string, event: PromptEvent): boolean {
+  const at = text.indexOf(VERSION_KEY, ENVELOPE_HEAD.length);
+  if (at < 0) return false;
+  const version = text.slice(at + VERSION_KEY.length, at + VERSION_KEY.length + HASH_LENGTH);
+  const pointer = text.indexOf(PRODUCTION_KEY, at) + PRODUCTION_KEY.length;
+  const production = text.startsWith("null", pointer) ? null : text.slice(pointer + 1, pointer + 1 + HASH_LENGTH);
+  return version === (event.production_version ?? event.latest_version) && production === event.production_version;
+}
 
 /**
  * The production read (guarded) an event leads to, as the `data` JSON of `GET /api/v2/prompts/:id`, for the
@@ -18,22 +35,20 @@ export function eventReader(
 ): (caller: Caller, event: PromptEvent) => Promise<string | undefined> {
   return async (caller, event) => {
     if (event.type === "prompt.deleted") return undefined;
-    const read = () => service.readDocument(caller, event.prompt_id, {}).then((r) => Buffer.from(v2ReadJson(r)));
-    let body: Buffer;
+    const read = () => service.readDocument(caller, event.prompt_id, {}).then(v2ReadJson);
+    let text: string;
     if (cache) {
       const generation = cache.generation(caller.projectId, event.prompt_id);
-      body =
+      const bytes =
         cache.get(caller.projectId, event.prompt_id, generation, PRODUCTION_READ) ??
-        (await cache.load(caller.projectId, event.prompt_id, generation, PRODUCTION_READ, read));
+        (await cache.load(caller.projectId, event.prompt_id, generation, PRODUCTION_READ, () =>
+          read().then((json) => Buffer.from(json)),
+        ));
+      text = bytes.toString("utf8");
     } else {
-      body = await read();
+      text = await read();
     }
-    const text = body.toString("utf8");
-    if (!text.startsWith(ENVELOPE_HEAD)) return undefined;
-    const data = text.slice(ENVELOPE_HEAD.length, -1);
-    const view = JSON.parse(data) as { version: string; production_version: string | null };
-    const serves = event.production_version ?? event.latest_version;
-    if (view.version !== serves || view.production_version !== event.production_version) return undefined;
-    return data;
+    if (!text.startsWith(ENVELOPE_HEAD) || !servesEvent(text, event)) return undefined;
+    return text.slice(ENVELOPE_HEAD.length, -1);
   };
 }

@@ -4,7 +4,13 @@ import type { DashboardPromptItem } from "@promptstore/core/dashboard";
 import { AppError, badRequest, conflict, notFound } from "@promptstore/core/errors";
 import { contentHash, withSectionIds } from "@promptstore/core/hash";
 import { planLimits } from "@promptstore/core/plans";
-import type { CreatePromptBody, ImportPromptBody, SaveVersionBody } from "@promptstore/core/schemas";
+import {
+  type CreatePromptBody,
+  type ImportPromptBody,
+  type ReadOptions,
+  readDefaults,
+  type SaveVersionBody,
+} from "@promptstore/core/schemas";
 import { slugCandidate, slugify } from "@promptstore/core/slug";
 import { extractVariables } from "@promptstore/core/variables";
 import { isFullHash } from "@promptstore/core/version-ref";
@@ -35,13 +41,6 @@ import type { ChangeBus } from "./change-bus.js";
 import { toContent } from "./content-input.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { guardJson, versionDocument } from "./version-document.js";
-
-export interface ReadOptions {
-  /** `production` (default), `latest`, a full hash or a 7+ character prefix. */
-  version?: string | undefined;
-  /** Append the guard text (default true). */
-  guard?: boolean | undefined;
-}
 
 /**
  * A read before it is shaped: the prompt row, the version served and its label, the text as a JSON string
@@ -118,7 +117,7 @@ export class PromptService {
   async readDocument(caller: Caller, promptId: string, options: ReadOptions = {}): Promise<PromptRead> {
     this.reads++;
     const store = this.projectStore(caller);
-    const ref = options.version ?? "production";
+    const { version: ref, guard } = readDefaults(options);
     let found: PromptAndVersion;
     let label: Label;
     if (ref === "production" || ref === "latest") {
@@ -139,7 +138,7 @@ export class PromptService {
       prompt: found.prompt,
       hash: found.version.hash,
       label,
-      textJson: (options.guard ?? true) ? this.guarded(document.textJson) : document.textJson,
+      textJson: guard ? this.guarded(document.textJson) : document.textJson,
       document,
     };
   }

@@ -1,6 +1,6 @@
 import type { DashboardPromptList } from "@promptstore/core/dashboard";
 import type { Permission } from "@promptstore/core/permissions";
-import { createPromptBody, publishBody, readQuery, saveVersionBody } from "@promptstore/core/schemas";
+import { createPromptBody, publishBody, readOptionsOf, readQuery, saveVersionBody } from "@promptstore/core/schemas";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AccountService } from "../../service/account-service.js";
 import type { PromptService } from "../../service/prompt-service.js";
@@ -47,12 +47,7 @@ export function registerDashboardPromptRoutes(
   app.get(`${PREFIX}/prompts/:id`, session, async (request) => {
     const granted = await callerFor(request, "read");
     const query = parseInput(readQuery, request.query, "query");
-    return ok(
-      await prompts.read(granted, promptIdParam(request.params), {
-        version: query.version,
-        guard: query.guard !== "false",
-      }),
-    );
+    return ok(await prompts.read(granted, promptIdParam(request.params), readOptionsOf(query)));
   });
 
   app.get(`${PREFIX}/prompts/:id/versions`, session, async (request) => {

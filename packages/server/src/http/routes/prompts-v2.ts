@@ -3,6 +3,8 @@ import {
   importPromptBody,
   listQuery,
   publishBody,
+  readDefaults,
+  readOptionsOf,
   readQuery,
   saveVersionBody,
 } from "@promptstore/core/schemas";
@@ -37,8 +39,7 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
     const raw = request.query as Record<string, unknown>;
     const query = hasKeys(raw) ? parseInput(readQuery, raw, "query") : {};
     const caller = callerOf(request);
-    const version = query.version ?? "production";
-    const guard = query.guard !== "false";
+    const { version, guard } = readDefaults(readOptionsOf(query));
     // The usual read (production, guarded) names its variant with a constant: no string built per request.
     const usual = version === "production" && guard;
     // A version named by its full hash never changes, so clients may keep it for good; `production`,
