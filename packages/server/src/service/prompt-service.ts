@@ -1,9 +1,6 @@
-import type { AuditAction } from "@promptstore/core/audit";
 import type { Section } from "@promptstore/core/content";
 import type { DashboardPromptItem } from "@promptstore/core/dashboard";
-import { AppError, badRequest, conflict, notFound } from "@promptstore/core/errors";
-import { contentHash, withSectionIds } from "@promptstore/core/hash";
-import { planLimits } from "@promptstore/core/plans";
+import { AppError, conflict, notFound } from "@promptstore/core/errors";
 import {
   type CreatePromptBody,
   type ImportPromptBody,
@@ -25,8 +22,6 @@ import type {
   SavedVersion,
   VersionList,
 } from "@promptstore/core/views";
-import type { NewAuditEntry } from "../store/audit.js";
-import type { NewEvent } from "../store/events.js";
 import { now } from "../store/ids.js";
 import type { Store } from "../store/index.js";
 import {
@@ -38,8 +33,9 @@ import {
 } from "../store/prompts.js";
 import { type Caller, requireAccess } from "./access.js";
 import type { ChangeBus } from "./change-bus.js";
-import { toContent } from "./content-input.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import { PromptChange, prepareVersion, requirePrompt, reservePromptSlot, resolveHash } from "./prompt-changes.js";
+import { importPrompt } from "./prompt-import.js";
 import { guardJson, versionDocument } from "./version-document.js";
 
 /**
@@ -83,6 +79,16 @@ export class PromptService {
   /** Called after commit, never before: a cache told early could refill from the old row. */
   private changed(projectId: string, promptId: string): void {
     this.bus.publish({ kind: "prompt", projectId, promptId });
+  }
+
+  /**
+   * Records a change inside its transaction: the audit rows, the events (which the sinks queue for webhooks),
+   * and the announcement that tells other instances once it commits.
+   */
+  private async record(tx: ProjectStore, change: PromptChange): Promise<void> {
+    await tx.recordAudit(change.audit);
+    await tx.recordEvents(change.events, this.sinks);
+    await tx.announceChange(change.promptId);
   }
 
   private projectStore(caller: Caller): ProjectStore {
@@ -147,10 +153,10 @@ export class PromptService {
   private async pinnedHash(store: ProjectStore, promptId: string, ref: string): Promise<string> {
     if (isFullHash(ref)) return ref;
     try {
-      return await this.resolveHash(store, promptId, ref);
+      return await resolveHash(store, promptId, ref);
     } catch (error) {
       // A missing prompt is named as such, not as a version that does not match.
-      if (error instanceof AppError && error.status === 404) await this.requirePrompt(store, promptId);
+      if (error instanceof AppError && error.status === 404) await requirePrompt(store, promptId);
       throw error;
     }
   }
@@ -189,7 +195,7 @@ export class PromptService {
 
   async listVersions(caller: Caller, promptId: string): Promise<VersionList> {
     const store = this.projectStore(caller);
-    const prompt = await this.requirePrompt(store, promptId);
+    const prompt = await requirePrompt(store, promptId);
     const versions = await store.listVersions(promptId);
     return {
       id: prompt.id,
@@ -210,21 +216,17 @@ export class PromptService {
       body.publish ? "publish" : "write",
       body.publish ? "creating a published prompt" : "creating a prompt",
     );
-    const content = toContent(body);
-    const hash = contentHash(content);
-    const sections = withSectionIds(content.sections);
-    const document = versionDocument(sections, content.tools);
-    const publish = body.publish ?? false;
-    const limit = planLimits(caller.plan).promptsPerProject;
     const timestamp = now();
+    const version = prepareVersion(body, {
+      message: body.message ?? null,
+      created_at: timestamp,
+      saved_by: caller.actor,
+    });
+    const { hash } = version;
+    const publish = body.publish ?? false;
 
     const id = await this.projectStore(caller).transaction(async (tx) => {
-      if (!(await tx.reservePromptSlot(limit))) {
-        throw new AppError(
-          "plan_limit",
-          `plan limit reached: the ${caller.plan} plan allows ${limit} prompts per project`,
-        );
-      }
+      await reservePromptSlot(tx, caller);
       const row: PromptRow = {
         id: "",
         name: body.name,
@@ -235,23 +237,12 @@ export class PromptService {
         updated_at: timestamp,
       };
       const promptId = await this.insertWithFreeId(tx, row, body.id);
-      await tx.insertVersion(promptId, {
-        hash,
-        message: body.message ?? null,
-        created_at: timestamp,
-        saved_by: caller.actor,
-        content,
-        sections,
-        document,
-      });
-      const audit = [audited(caller, "prompt.created", promptId, null, hash, timestamp)];
-      if (publish) audit.push(audited(caller, "prompt.published", promptId, null, hash, timestamp));
-      await tx.recordAudit(audit);
-      await tx.recordEvents(
-        [event("prompt.created", promptId, hash, row.production_version, hash, timestamp)],
-        this.sinks,
-      );
-      await tx.announceChange(promptId);
+      await tx.insertVersion(promptId, version);
+      const change = new PromptChange(caller, promptId, timestamp)
+        .audited("prompt.created", null, hash)
+        .event("prompt.created", hash, row.production_version, hash);
+      if (publish) change.audited("prompt.published", null, hash);
+      await this.record(tx, change);
       return promptId;
     });
     this.changed(caller.projectId, id);
@@ -279,33 +270,27 @@ export class PromptService {
       body.publish ? "publish" : "write",
       body.publish ? "saving and publishing" : "saving a version",
     );
-    const content = toContent(body);
-    const hash = contentHash(content);
-    const sections = withSectionIds(content.sections);
-    const document = versionDocument(sections, content.tools);
-    const publish = body.publish ?? false;
     const timestamp = now();
+    const version = prepareVersion(body, {
+      message: body.message ?? null,
+      created_at: timestamp,
+      saved_by: caller.actor,
+    });
+    const { hash } = version;
+    const publish = body.publish ?? false;
 
     const created = await this.projectStore(caller).transaction(async (tx) => {
       // The row lock first: a deletion in progress is waited for and then seen (404), never half-seen (a
       // version inserted for a prompt that is gone); and two editors who started from the same version are
       // serialized, so the second sees the first's save and is told (base_version).
       await tx.lockPrompt(promptId);
-      const current = await this.requirePrompt(tx, promptId);
+      const current = await requirePrompt(tx, promptId);
       if (body.base_version !== undefined && current.latest_version !== body.base_version) {
         throw conflict(
           `base_version: the prompt changed since this edit began; latest is now ${current.latest_version}`,
         );
       }
-      const isNew = await tx.insertVersion(promptId, {
-        hash,
-        message: body.message ?? null,
-        created_at: timestamp,
-        saved_by: caller.actor,
-        content,
-        sections,
-        document,
-      });
+      const isNew = await tx.insertVersion(promptId, version);
       const patch = {
         ...(isNew ? { latest_version: hash } : {}),
         ...(publish ? { production_version: hash } : {}),
@@ -314,22 +299,20 @@ export class PromptService {
       };
       const latest = isNew ? hash : current.latest_version;
       const production = publish ? hash : current.production_version;
-      const events: NewEvent[] = [];
-      if (isNew)
-        events.push(event("prompt.version_saved", promptId, hash, current.production_version, hash, timestamp));
-      if (production !== current.production_version) {
-        events.push(event("prompt.published", promptId, hash, production, latest, timestamp));
+      const change = new PromptChange(caller, promptId, timestamp);
+      if (isNew) {
+        change
+          .event("prompt.version_saved", hash, current.production_version, hash)
+          .audited("prompt.saved", current.latest_version, hash);
       }
-      const audit: NewAuditEntry[] = [];
-      if (isNew) audit.push(audited(caller, "prompt.saved", promptId, current.latest_version, hash, timestamp));
       if (production !== current.production_version) {
-        audit.push(audited(caller, "prompt.published", promptId, current.production_version, production, timestamp));
+        change
+          .event("prompt.published", hash, production, latest)
+          .audited("prompt.published", current.production_version, production);
       }
       if (Object.keys(patch).length > 0) {
         await tx.updatePrompt(promptId, { ...patch, updated_at: timestamp });
-        await tx.recordAudit(audit);
-        await tx.recordEvents(events, this.sinks);
-        await tx.announceChange(promptId);
+        await this.record(tx, change);
       }
       return isNew;
     });
@@ -342,20 +325,18 @@ export class PromptService {
     const hash = await this.projectStore(caller).transaction(async (tx) => {
       // Locked first, like save: a publish racing a deletion is a 404, not an event about a deleted prompt.
       await tx.lockPrompt(promptId);
-      const prompt = await this.requirePrompt(tx, promptId);
-      const target = ref === "latest" ? prompt.latest_version : await this.resolveHash(tx, promptId, ref);
+      const prompt = await requirePrompt(tx, promptId);
+      const target = ref === "latest" ? prompt.latest_version : await resolveHash(tx, promptId, ref);
       const timestamp = now();
       await tx.updatePrompt(promptId, { production_version: target, updated_at: timestamp });
+      // Publishing what production already serves records nothing, but is still announced.
+      const change = new PromptChange(caller, promptId, timestamp);
       if (target !== prompt.production_version) {
-        await tx.recordAudit([
-          audited(caller, "prompt.published", promptId, prompt.production_version, target, timestamp),
-        ]);
-        await tx.recordEvents(
-          [event("prompt.published", promptId, target, target, prompt.latest_version, timestamp)],
-          this.sinks,
-        );
+        change
+          .audited("prompt.published", prompt.production_version, target)
+          .event("prompt.published", target, target, prompt.latest_version);
       }
-      await tx.announceChange(promptId);
+      await this.record(tx, change);
       return target;
     });
     this.changed(caller.projectId, promptId);
@@ -375,193 +356,33 @@ export class PromptService {
       // when the prompt is not there: the 404 rolls it back.
       await tx.releasePromptSlot();
       await tx.lockPrompt(promptId);
-      const prompt = await this.requirePrompt(tx, promptId);
+      const prompt = await requirePrompt(tx, promptId);
       await tx.deletePrompt(promptId);
       const served = prompt.production_version ?? prompt.latest_version;
-      const timestamp = now();
-      // The audit row before the events: anything that fails from here on (a sink) takes it back with the change.
-      await tx.recordAudit([audited(caller, "prompt.deleted", promptId, served, null, timestamp)]);
-      await tx.recordEvents([event("prompt.deleted", promptId, served, null, null, timestamp)], this.sinks);
-      await tx.announceChange(promptId);
+      // The audit row goes before the events: anything that fails from there on (a sink) takes it back.
+      await this.record(
+        tx,
+        new PromptChange(caller, promptId, now())
+          .audited("prompt.deleted", served, null)
+          .event("prompt.deleted", served, null, null),
+      );
     });
     this.changed(caller.projectId, promptId);
     return { id: promptId, deleted: true };
   }
 
-  /**
-   * Adds versions made elsewhere, keeping their hashes, messages and times, and points latest (and, only when
-   * asked, production) at versions the prompt then holds. Idempotent: versions already held are skipped,
-   * pointers already in place are not moved, and nothing is recorded when nothing changed.
-   */
+  /** Adds versions made elsewhere (see prompt-import.ts). */
   async importPrompt(caller: Caller, body: ImportPromptBody): Promise<ImportedPrompt> {
-    // Moving production is a publish, whoever's history it comes from.
-    requireAccess(
+    return importPrompt(
+      {
+        store: this.projectStore(caller),
+        record: (tx, change) => this.record(tx, change),
+        changed: (promptId) => this.changed(caller.projectId, promptId),
+      },
       caller,
-      body.production_version !== undefined ? "publish" : "write",
-      body.production_version !== undefined ? "importing with production_version" : "importing versions",
+      body,
     );
-    const prepared = body.versions.map((v, i) => {
-      const content = toContent({ sections: v.sections, tools: v.tools });
-      const hash = contentHash(content);
-      if (hash !== v.version) {
-        throw badRequest(`versions[${i}].version: does not match the version's content, whose hash is ${hash}`);
-      }
-      const sections = withSectionIds(content.sections);
-      return {
-        hash,
-        message: v.message ?? null,
-        created_at: v.created_at,
-        saved_by: v.saved_by ?? caller.actor,
-        content,
-        sections,
-        document: versionDocument(sections, content.tools),
-      };
-    });
-    // Oldest first, so that the history reads as it did on the source whatever order the versions came in.
-    prepared.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
-    const limit = planLimits(caller.plan).promptsPerProject;
-    const timestamp = now();
-    const id = body.id;
-
-    const result = await this.projectStore(caller).transaction(async (tx) => {
-      let current = await tx.getPrompt(id);
-      let created = false;
-      if (!current) {
-        const latest = body.latest_version;
-        if (latest === undefined) throw badRequest("latest_version: required when the import creates the prompt");
-        if (!prepared.some((v) => v.hash === latest)) {
-          throw badRequest("latest_version: must be one of the versions sent when the import creates the prompt");
-        }
-        if (!(await tx.reservePromptSlot(limit))) {
-          throw new AppError(
-            "plan_limit",
-            `plan limit reached: the ${caller.plan} plan allows ${limit} prompts per project`,
-          );
-        }
-        current = {
-          id,
-          name: body.name,
-          description: body.description ?? "",
-          production_version: null,
-          latest_version: latest,
-          created_at: body.created_at ?? timestamp,
-          updated_at: timestamp,
-        };
-        if (!(await tx.insertPrompt(current)))
-          throw conflict(`id: a prompt with id ${id} was created meanwhile; retry`);
-        created = true;
-      }
-      // Locked like a save: a deletion or another import of this prompt is waited for, never half-seen.
-      await tx.lockPrompt(id);
-      let inserted = 0;
-      for (const version of prepared) if (await tx.insertVersion(id, version)) inserted++;
-
-      const held = async (field: string, hash: string) => {
-        if ((await tx.findHashesByPrefix(id, hash)).length === 0) {
-          throw badRequest(`${field}: prompt ${id} has no version ${hash}; send it in versions`);
-        }
-      };
-      const latest = body.latest_version ?? current.latest_version;
-      const production = body.production_version ?? current.production_version;
-      if (body.latest_version !== undefined) await held("latest_version", body.latest_version);
-      if (body.production_version !== undefined) await held("production_version", body.production_version);
-
-      const patch = {
-        ...(!created && latest !== current.latest_version ? { latest_version: latest } : {}),
-        ...(production !== current.production_version ? { production_version: production } : {}),
-        ...(!created && body.name !== current.name ? { name: body.name } : {}),
-        ...(!created && body.description !== undefined && body.description !== current.description
-          ? { description: body.description }
-          : {}),
-      };
-      // Latest can also move without a version being added (an older bundle, or versions sent earlier):
-      // that is a change of what `latest` serves, told and recorded like a save.
-      const latestMoved = !created && latest !== current.latest_version;
-      const productionMoved = production !== current.production_version;
-      const events: NewEvent[] = [];
-      // The trail names who imported (the bundle's saved_by stays the versions' history).
-      const audit: NewAuditEntry[] = [];
-      if (created) {
-        events.push(event("prompt.created", id, latest, production, latest, timestamp));
-        audit.push(audited(caller, "prompt.created", id, null, latest, timestamp));
-      } else if (inserted > 0 || latestMoved) {
-        events.push(event("prompt.version_saved", id, latest, production, latest, timestamp));
-        audit.push(audited(caller, "prompt.saved", id, current.latest_version, latest, timestamp));
-      }
-      if (productionMoved && production !== null) {
-        events.push(event("prompt.published", id, production, production, latest, timestamp));
-        audit.push(audited(caller, "prompt.published", id, current.production_version, production, timestamp));
-      }
-      const changed = created || inserted > 0 || Object.keys(patch).length > 0;
-      if (Object.keys(patch).length > 0) await tx.updatePrompt(id, { ...patch, updated_at: timestamp });
-      if (changed) {
-        await tx.recordAudit(audit);
-        await tx.recordEvents(events, this.sinks);
-        await tx.announceChange(id);
-      }
-      return {
-        id,
-        created,
-        versions_created: inserted,
-        versions_existing: prepared.length - inserted,
-        latest_version: latest,
-        production_version: production,
-        published: production !== current.production_version,
-        changed,
-      };
-    });
-    const { changed, ...imported } = result;
-    if (changed) this.changed(caller.projectId, id);
-    return imported;
   }
-
-  private async requirePrompt(store: ProjectStore, promptId: string): Promise<PromptRow> {
-    const prompt = await store.getPrompt(promptId);
-    if (!prompt) throw notFound(`prompt ${promptId} not found`);
-    return prompt;
-  }
-
-  /** A full hash or a unique prefix of 7+ characters, to the full hash of one version of the prompt. */
-  private async resolveHash(store: ProjectStore, promptId: string, ref: string): Promise<string> {
-    const matches = await store.findHashesByPrefix(promptId, ref);
-    if (matches.length === 0) throw notFound(`version: no version of prompt ${promptId} matches ${ref}`);
-    if (matches.length > 1) {
-      throw conflict(`version: ${ref} matches more than one version of prompt ${promptId}; give more characters`);
-    }
-    return matches[0] as string;
-  }
-}
-
-function event(
-  type: NewEvent["type"],
-  promptId: string,
-  version: string,
-  production: string | null,
-  latest: string | null,
-  at: string,
-): NewEvent {
-  return { type, prompt_id: promptId, version, production_version: production, latest_version: latest, at };
-}
-
-/** An audit row for a change to one of the caller's prompts; `before` and `after` are version hashes. */
-function audited(
-  caller: Caller,
-  action: AuditAction,
-  promptId: string,
-  before: string | null,
-  after: string | null,
-  at: string,
-): NewAuditEntry {
-  return {
-    orgId: caller.orgId,
-    projectId: caller.projectId,
-    at,
-    actor: caller.actor,
-    action,
-    target: promptId,
-    before,
-    after,
-  };
 }
 
 /** The view every surface shares (REST shapes it further; MCP and the dashboard return it as is). */

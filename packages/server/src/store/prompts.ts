@@ -25,6 +25,17 @@ export interface VersionContent {
   tools: Tool[];
 }
 
+/** A version ready to insert: its hash, history, content as written, sections with ids, and read document. */
+export interface NewVersion {
+  hash: string;
+  message: string | null;
+  created_at: string;
+  saved_by: string;
+  content: Content;
+  sections: SectionWithId[];
+  document: VersionDocument;
+}
+
 /**
  * Everything a read of a version returns that depends on the version alone, stored with it (versions are
  * immutable), as JSON ready to be spliced into a response: the assembled text without the guard (a JSON
@@ -478,18 +489,7 @@ export class ProjectStore {
    * Inserts a version with its sections and tools unless the prompt already has one with this hash.
    * Returns whether it was created; the primary key settles concurrent saves of the same content.
    */
-  async insertVersion(
-    promptId: string,
-    version: {
-      hash: string;
-      message: string | null;
-      created_at: string;
-      saved_by: string;
-      content: Content;
-      sections: SectionWithId[];
-      document: VersionDocument;
-    },
-  ): Promise<boolean> {
+  async insertVersion(promptId: string, version: NewVersion): Promise<boolean> {
     const key = { project_id: this.projectId, prompt_id: promptId, hash: version.hash };
     const result = await this.db
       .insertInto("versions")

@@ -1,0 +1,89 @@
+import type { AuditAction } from "@promptstore/core/audit";
+import { AppError, conflict, notFound } from "@promptstore/core/errors";
+import { contentHash, withSectionIds } from "@promptstore/core/hash";
+import { planLimits } from "@promptstore/core/plans";
+import type { NewAuditEntry } from "../store/audit.js";
+import type { NewEvent } from "../store/events.js";
+import type { NewVersion, ProjectStore, PromptRow } from "../store/prompts.js";
+import type { Caller } from "./access.js";
+import { type ContentInput, toContent } from "./content-input.js";
+import { versionDocument } from "./version-document.js";
+
+/**
+ * The pieces every write of prompts shares (create, save, publish, delete, import): a version prepared the
+ * one way it is hashed and stored, the plan's prompt limit, and the audit rows and events of a change.
+ */
+
+/** Written content as the version it becomes: hashed, its sections given ids, its read document computed. */
+export function prepareVersion(
+  input: ContentInput,
+  history: { message: string | null; created_at: string; saved_by: string },
+): NewVersion {
+  const content = toContent(input);
+  const sections = withSectionIds(content.sections);
+  return {
+    hash: contentHash(content),
+    ...history,
+    content,
+    sections,
+    document: versionDocument(sections, content.tools),
+  };
+}
+
+/** Takes one of the plan's prompt slots for a new prompt, or refuses (the transaction then gives it back). */
+export async function reservePromptSlot(tx: ProjectStore, caller: Caller): Promise<void> {
+  const limit = planLimits(caller.plan).promptsPerProject;
+  if (!(await tx.reservePromptSlot(limit))) {
+    throw new AppError("plan_limit", `plan limit reached: the ${caller.plan} plan allows ${limit} prompts per project`);
+  }
+}
+
+export async function requirePrompt(store: ProjectStore, promptId: string): Promise<PromptRow> {
+  const prompt = await store.getPrompt(promptId);
+  if (!prompt) throw notFound(`prompt ${promptId} not found`);
+  return prompt;
+}
+
+/** A full hash or a unique prefix of 7+ characters, to the full hash of one version of the prompt. */
+export async function resolveHash(store: ProjectStore, promptId: string, ref: string): Promise<string> {
+  const matches = await store.findHashesByPrefix(promptId, ref);
+  if (matches.length === 0) throw notFound(`version: no version of prompt ${promptId} matches ${ref}`);
+  if (matches.length > 1) {
+    throw conflict(`version: ${ref} matches more than one version of prompt ${promptId}; give more characters`);
+  }
+  return matches[0] as string;
+}
+
+/**
+ * What one change to a prompt records in its transaction: the audit rows (who did what, from which version
+ * to which) and the events (with both pointers as they are after the change) that streams and webhooks get.
+ */
+export class PromptChange {
+  readonly audit: NewAuditEntry[] = [];
+  readonly events: NewEvent[] = [];
+
+  constructor(
+    private readonly caller: Caller,
+    readonly promptId: string,
+    private readonly at: string,
+  ) {}
+
+  /** An audit row; `before` and `after` are version hashes. */
+  audited(action: AuditAction, before: string | null, after: string | null): this {
+    const { orgId, projectId, actor } = this.caller;
+    this.audit.push({ orgId, projectId, at: this.at, actor, action, target: this.promptId, before, after });
+    return this;
+  }
+
+  event(type: NewEvent["type"], version: string, production: string | null, latest: string | null): this {
+    this.events.push({
+      type,
+      prompt_id: this.promptId,
+      version,
+      production_version: production,
+      latest_version: latest,
+      at: this.at,
+    });
+    return this;
+  }
+}
