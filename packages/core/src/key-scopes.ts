@@ -10,7 +10,7 @@ export const KEY_SCOPES = ["read", "write", "publish"] as const;
 
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
-/** Keys made before scopes existed, and keys created without one, keep the spec's full powers. */
+/** Keys made before scopes existed, and keys created without one, keep the full powers docs/api-contract.md gives every key. */
 export const DEFAULT_KEY_SCOPE: KeyScope = "publish";
 
 export const keyScopeSchema = z.enum(KEY_SCOPES, { error: `must be one of ${KEY_SCOPES.join(", ")}` });

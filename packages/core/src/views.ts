@@ -2,7 +2,7 @@ import type { SectionWithId, Tool } from "./content.js";
 
 export type Label = "production" | "latest" | "version";
 
-/** The full read of a prompt (spec section 2). */
+/** The full read of a prompt (docs/api-contract.md, section 2 "Prompt (full read, v2)"). */
 export interface PromptView {
   id: string;
   name: string;

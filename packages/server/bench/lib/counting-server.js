@@ -9,7 +9,7 @@ const app = await buildApp({ store, config, logger: { level: config.LOG_LEVEL } 
 const url = await app.server.listen({ port: 0, host: "127.0.0.1" });
 
 process.on("message", (message) => {
-  if (message === "reads") process.send({ reads: app.service.reads });
+  if (message === "reads") process.send({ reads: app.prompts.reads });
 });
 process.once("SIGTERM", async () => {
   await app.server.close();

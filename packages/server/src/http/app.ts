@@ -43,7 +43,7 @@ import { registerMetaRoutes } from "./routes/meta.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
 import { API_SECURITY_HEADERS, DASHBOARD_SECURITY_HEADERS } from "./security-headers.js";
-import { registerWebhooks } from "./webhooks.js";
+import { registerWebhooks } from "./webhook-wiring.js";
 
 export interface AppOptions {
   store: Store;
@@ -57,7 +57,7 @@ export interface AppOptions {
 
 export interface App {
   server: FastifyInstance;
-  service: PromptService;
+  prompts: PromptService;
   audit: AuditService;
   tenants: TenantService;
   accounts: AccountService;
@@ -98,7 +98,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   registerRawAnswers(server);
   const bus = options.bus ?? new ChangeBus();
-  const service = new PromptService(store, bus, { guardText: config.PROMPTSTORE_GUARD_TEXT });
+  const prompts = new PromptService(store, bus, { guardText: config.PROMPTSTORE_GUARD_TEXT });
   const tenants = new TenantService(new TenantStore(store.db), bus, async (change) =>
     (await store.channel.announce(store.db, change))?.delivered(),
   );
@@ -116,7 +116,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     keyIsValid: async (key) => (await tenants.findGrant(key)) !== undefined,
     heartbeatMs: config.PROMPTSTORE_EVENTS_HEARTBEAT_MS,
     recheckMs: config.PROMPTSTORE_EVENTS_KEY_RECHECK_MS,
-    readOf: eventReader(service, cache),
+    readOf: eventReader(prompts, cache),
   });
   const stopPruning = pruneEvents(store.events, config.PROMPTSTORE_EVENTS_RETENTION_HOURS, (error) =>
     server.log.warn({ err: error }, "event pruning"),
@@ -127,7 +127,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const limiter = options.rateLimiter ?? memoryRateLimiter();
   // A client's mistake is answered 4xx and logged at warn, with its request id, by the MCP route; the SDK's
   // own account of it is detail for debugging.
-  const mcp = createMcpEndpoints(service, bus, (error) =>
+  const mcp = createMcpEndpoints(prompts, bus, (error) =>
     isClientMistake(error)
       ? server.log.debug({ reason: (error as Error).message }, "MCP client mistake")
       : server.log.error({ err: error }, "MCP request failed"),
@@ -217,8 +217,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   registerMetaRoutes(server, store, VERSION);
   if (metrics) registerMetricsRoute(server, metrics, config.PROMPTSTORE_METRICS_TOKEN);
-  registerPromptRoutes(server, service, cache);
-  registerV1Routes(server, service, cache);
+  registerPromptRoutes(server, prompts, cache);
+  registerV1Routes(server, prompts, cache);
   registerEventRoutes(server, hub, (request) => {
     metrics?.record(request.raw, "GET", "/api/v2/events", 200, 0);
     request.log.info(
@@ -235,10 +235,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerAuditRoutes(server, audit);
   registerMcpRoute(server, mcp);
   registerSessionRoutes(server, accounts, new SignInThrottle(limiter), sessionTtlMs);
-  registerDashboardPromptRoutes(server, accounts, service);
+  registerDashboardPromptRoutes(server, accounts, prompts);
   registerDashboardSettingsRoutes(server, accounts, tenants, limiter, audit);
-  registerWebhooks(server, { store, config, service, bus, accounts });
+  registerWebhooks(server, { store, config, prompts, bus, accounts });
   registerMethodNotAllowed(server, new Map(paths));
 
-  return { server, service, audit, tenants, accounts, bus, hub, dashboardDir };
+  return { server, prompts, audit, tenants, accounts, bus, hub, dashboardDir };
 }

@@ -1,3 +1,3 @@
-/** The two shapes every response body takes (spec section 7). */
+/** The two shapes every response body takes (docs/api-contract.md, section 7 "Errors"). */
 export const ok = <T>(data: T) => ({ success: true as const, data });
 export const failure = (error: string) => ({ success: false as const, error });

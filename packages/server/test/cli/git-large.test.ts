@@ -72,7 +72,7 @@ describe.each(sqlite)("a project of 1 000 prompts ($name)", (database) => {
     app = await listeningApp(database, { plan: "unlimited", rateLimiter: limiter });
     // Seeded through the service directly: a thousand HTTP creates would only slow the test down.
     for (let n = 0; n < PROMPTS; n++) {
-      await app.app.service.create(app.caller, {
+      await app.app.prompts.create(app.caller, {
         id: `prompt-${String(n).padStart(4, "0")}`,
         name: `Prompt ${n}`,
         sections: [{ title: "Task", content: `Task number ${n} for {{ user }}.` }],

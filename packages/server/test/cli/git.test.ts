@@ -532,8 +532,8 @@ describe.each(DATABASES)("promptstore export/import ($name)", SLOW, (database) =
     for (let n = 0; n < 130; n++) {
       const content = n < 110 ? `version ${n}` : `version ${n} ${"x".repeat(60_000)}`;
       const body = { sections: [{ title: "Body", content }], message: `v${n}` };
-      if (n === 0) await source.app.service.create(source.caller, { id: "long", name: "Long", ...body });
-      else await source.app.service.save(source.caller, "long", { ...body, publish: n === 5 });
+      if (n === 0) await source.app.prompts.create(source.caller, { id: "long", name: "Long", ...body });
+      else await source.app.prompts.save(source.caller, "long", { ...body, publish: n === 5 });
     }
     const file = join(tempDir(), "bundle.json");
     expect(await psJson(source, ["export", file])).toEqual({ file, prompts: 1, versions: 130 });

@@ -81,11 +81,11 @@ describe.runIf(postgres)("a deletion across two instances ('postgres')", () => {
         expect((await call(1, "GET", path)).status, path).toBe(200);
         expect((await call(1, "GET", path)).status, path).toBe(200);
       }
-      const readsBefore = apps[1]!.service.reads;
+      const readsBefore = apps[1]!.prompts.reads;
       expect((await call(0, "DELETE", "/api/v2/prompts/bot")).status).toBe(200);
       for (const path of reads) expect((await call(1, "GET", path)).status, `round ${round} ${path}`).toBe(404);
       // B asked its database: nothing was served from what it held.
-      expect(apps[1]!.service.reads - readsBefore).toBe(reads.length);
+      expect(apps[1]!.prompts.reads - readsBefore).toBe(reads.length);
     }
   });
 

@@ -80,7 +80,7 @@ describe.each(DATABASES)("events with include=read ($name)", (database) => {
       actor: "test",
       access: "read" as const,
     };
-    const readOf = eventReader(t.app.service, null);
+    const readOf = eventReader(t.app.prompts, null);
     const event = {
       id: 1,
       type: "prompt.created" as const,

@@ -133,7 +133,7 @@ describe.each(DATABASES)("the audit trail, GET /api/v2/audit ($name)", (database
     const before = (await audit(publish.key)).entries;
     let failing = true;
     // The webhook sink runs in the change's transaction, after the audit row is written.
-    t.app.service.addEventSink(async () => {
+    t.app.prompts.addEventSink(async () => {
       if (failing) throw new Error("sink failed");
     });
     for (const [method, url, body] of [

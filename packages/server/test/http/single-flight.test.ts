@@ -20,30 +20,30 @@ describe.each(DATABASES)("single flight: one database read per herd ($name)", (d
     for (const target of [v2, v1, v2]) {
       expect((await herd(5, "/api/v2/prompts/prompt-1")).every((r) => r.status === 200)).toBe(true);
       await t.request("POST", "/api/v2/prompts/prompt-1/publish", { body: { version: target }, key });
-      const before = t.app.service.reads;
+      const before = t.app.prompts.reads;
       const answers = await herd(200, "/api/v2/prompts/prompt-1");
-      expect(t.app.service.reads - before).toBe(1);
+      expect(t.app.prompts.reads - before).toBe(1);
       expect(answers.every((r) => r.status === 200 && r.body.data.version === target)).toBe(true);
     }
   });
 
   it("variants and surfaces do not share a read", async () => {
     await t.request("POST", "/api/v2/prompts", { body: promptBody(1, { publish: true }), key });
-    const before = t.app.service.reads;
+    const before = t.app.prompts.reads;
     await Promise.all([
       herd(50, "/api/v2/prompts/prompt-1"),
       herd(50, "/api/v2/prompts/prompt-1?guard=false"),
       herd(50, "/api/v1/prompts/prompt-1"),
     ]);
-    expect(t.app.service.reads - before).toBe(3);
+    expect(t.app.prompts.reads - before).toBe(3);
   });
 
   it("a failure reaches every client that waited for it, and is not cached", async () => {
     const answers = await herd(100, "/api/v2/prompts/missing");
     expect(answers.every((r) => r.status === 404 && r.body.error === "prompt missing not found")).toBe(true);
-    const before = t.app.service.reads;
+    const before = t.app.prompts.reads;
     expect((await t.request("GET", "/api/v2/prompts/missing", { key })).status).toBe(404);
-    expect(t.app.service.reads - before).toBe(1);
+    expect(t.app.prompts.reads - before).toBe(1);
     await t.request("POST", "/api/v2/prompts", { body: { ...promptBody(1), id: "missing" }, key });
     expect((await t.request("GET", "/api/v2/prompts/missing", { key })).status).toBe(200);
   });

@@ -63,7 +63,7 @@ describe.each(DATABASES)("version documents ($name)", (database) => {
   }
 
   const scopeRead = (id: string, version: string, guard: boolean) =>
-    t.app.service.read(
+    t.app.prompts.read(
       {
         projectId: project.projectId,
         projectName: "",

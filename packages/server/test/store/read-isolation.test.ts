@@ -52,7 +52,7 @@ describe.each(DATABASES)("reads and open transactions ($name)", (database) => {
           .where("project_id", "=", caller.projectId)
           .where("id", "=", "greeter")
           .execute();
-        during = t.app.service.read(caller, "greeter", { guard: false });
+        during = t.app.prompts.read(caller, "greeter", { guard: false });
         // Give the read every chance to run while the transaction is open.
         await new Promise((resolve) => setTimeout(resolve, 50));
         throw new RolledBack();
@@ -62,7 +62,7 @@ describe.each(DATABASES)("reads and open transactions ($name)", (database) => {
       });
     const read = await (during as NonNullable<typeof during>);
     expect([read.version, read.prompt]).toEqual([first, "<Role>\none\n</Role>"]);
-    const after = await t.app.service.read(caller, "greeter", { guard: false });
+    const after = await t.app.prompts.read(caller, "greeter", { guard: false });
     expect([after.version, after.prompt]).toEqual([first, "<Role>\none\n</Role>"]);
   });
 
@@ -70,7 +70,7 @@ describe.each(DATABASES)("reads and open transactions ($name)", (database) => {
     for (const version of [second, first, second]) {
       const published = await t.request("POST", "/api/v2/prompts/greeter/publish", { body: { version } });
       expect(published.status).toBe(200);
-      const read = await t.app.service.read(caller, "greeter", { guard: false });
+      const read = await t.app.prompts.read(caller, "greeter", { guard: false });
       expect(read.version).toBe(version);
     }
   });

@@ -129,7 +129,7 @@ describe.each(DATABASES)("webhook deliveries ($name)", (database: TestDatabase) 
     expect(rows).toEqual([{ endpoint_id: id, event_type: "prompt.created" }]);
 
     // A sink after the webhooks' one fails: the change and its deliveries are rolled back together.
-    t.app.service.addEventSink(async () => {
+    t.app.prompts.addEventSink(async () => {
       throw new Error("sink failure");
     });
     const failed = await t.request("POST", "/api/v2/prompts", { body: promptBody(3) });

@@ -13,7 +13,7 @@ import { registerWebhookRoutes } from "./routes/webhooks-v2.js";
 export interface WebhookDeps {
   store: Store;
   config: Config;
-  service: PromptService;
+  prompts: PromptService;
   bus: ChangeBus;
   accounts: AccountService;
 }
@@ -28,7 +28,7 @@ export function registerWebhooks(server: FastifyInstance, deps: WebhookDeps): We
   const webhooks = new WebhookService(new WebhookStore(deps.store.db, deps.store.dialect), {
     allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
   });
-  deps.service.addEventSink(webhooks.sink);
+  deps.prompts.addEventSink(webhooks.sink);
   const dispatcher = new WebhookDispatcher(webhooks.store, deps.bus, {
     timeoutMs: config.PROMPTSTORE_WEBHOOK_TIMEOUT_MS,
     allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
