@@ -1,9 +1,9 @@
 import { can } from "@promptstore/core/permissions";
 import { useState } from "react";
 import { Navigate, useNavigate } from "react-router";
+import { homeProject, useSession } from "../shell/session";
 import { EmptyState } from "../ui/States";
 import { NewProjectDialog } from "./NewProjectDialog";
-import { homeProject, useSession } from "./session";
 
 /** "/": the project used last, or the first; a user without any project is told what to do. */
 export function Home() {

@@ -2,10 +2,10 @@ import { can } from "@promptstore/core/permissions";
 import { Suspense, useEffect, useRef, useState } from "react";
 import { Link, NavLink, Outlet, useLocation, useMatch } from "react-router";
 import { SignOutButton } from "../auth/SignOutButton";
+import { Brand } from "../shell/Brand";
+import { findProject, useSession } from "../shell/session";
 import { Loading } from "../ui/States";
-import { Brand } from "./Brand";
 import { ProjectSwitcher } from "./ProjectSwitcher";
-import { findProject, useSession } from "./session";
 
 /** The frame of every signed-in page: top bar, the project's navigation, and the page. */
 export function Layout() {

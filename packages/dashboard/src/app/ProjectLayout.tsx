@@ -1,7 +1,7 @@
 import { useEffect } from "react";
 import { Outlet } from "react-router";
-import { NotFound } from "./NotFound";
-import { rememberProject, useProject } from "./session";
+import { NotFound } from "../shell/NotFound";
+import { rememberProject, useProject } from "../shell/session";
 
 /** A project of the user: anything else (another organization's, a deleted one) is "not found", as the API says. */
 export function ProjectLayout() {

@@ -1,8 +1,8 @@
 import { can } from "@promptstore/core/permissions";
 import { useId, useState } from "react";
 import { useNavigate } from "react-router";
+import { useSession } from "../shell/session";
 import { NewProjectDialog } from "./NewProjectDialog";
-import { useSession } from "./session";
 
 /** Every project of every organization of the user, grouped by organization; a native select works everywhere. */
 export function ProjectSwitcher({ currentId }: { currentId: string | null }) {

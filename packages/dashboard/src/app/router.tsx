@@ -3,9 +3,9 @@ import { createBrowserRouter, Navigate, Outlet, ScrollRestoration } from "react-
 import { onUnauthorized } from "../api/query-client";
 import { SignIn } from "../auth/SignIn";
 import { PromptList } from "../prompts/PromptList";
+import { NotFound } from "../shell/NotFound";
 import { Home } from "./Home";
 import { Layout } from "./Layout";
-import { NotFound } from "./NotFound";
 import { ProjectLayout } from "./ProjectLayout";
 import { RequireSession } from "./RequireSession";
 import { RouteError } from "./RouteError";

@@ -1,4 +1,4 @@
-import { useSession } from "../app/session";
+import { useSession } from "../shell/session";
 import { PasswordForm } from "./PasswordForm";
 import { SignOutButton } from "./SignOutButton";
 

@@ -1,5 +1,5 @@
-import { Brand } from "../app/Brand";
-import { useSession } from "../app/session";
+import { Brand } from "../shell/Brand";
+import { useSession } from "../shell/session";
 import { PasswordForm } from "./PasswordForm";
 import { SignOutButton } from "./SignOutButton";
 

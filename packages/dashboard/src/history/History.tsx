@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useId, useState } from "react";
 import { useParams, useSearchParams } from "react-router";
 import { versionsQuery } from "../api/queries";
-import { useProject } from "../app/session";
+import { useProject } from "../shell/session";
 import { CopyHash } from "../ui/CopyButton";
 import { savedByLabel, shortHash } from "../ui/format";
 import { EmptyState, ErrorState, Loading } from "../ui/States";

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, useDeferredValue, useId, useMemo } from "react";
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from "react-router";
 import { promptListQuery } from "../api/queries";
-import { useProject } from "../app/session";
+import { useProject } from "../shell/session";
 import { formatCount, plural, rangeLabel, shortHash } from "../ui/format";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";

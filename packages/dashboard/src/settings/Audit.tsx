@@ -1,5 +1,5 @@
 import { can } from "@promptstore/core/permissions";
-import { useProject } from "../app/session";
+import { useProject } from "../shell/session";
 import { EmptyState } from "../ui/States";
 import { AuditTrail } from "./AuditTrail";
 import "./settings.css";
