@@ -14,6 +14,11 @@ const envSchema = z.object({
   /** Shares the rate limit across instances through Redis; without it, PostgreSQL does (or, on SQLite, the process). */
   REDIS_URL: z.string().min(1).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  /**
+   * How long `serve` waits at start-up for a database it cannot reach yet (starting beside it, restarting),
+   * trying again with backoff, before it exits with the reason; 0 exits at once.
+   */
+  PROMPTSTORE_DATABASE_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PROMPTSTORE_GUARD_TEXT: z.string().min(1).default(DEFAULT_GUARD_TEXT),
   PROMPTSTORE_DEFAULT_PLAN: z.enum(PLAN_NAMES as [string, ...string[]]).default("free"),

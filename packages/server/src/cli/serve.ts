@@ -5,8 +5,8 @@ import { buildApp } from "../http/app.js";
 import { loggerOptions } from "../http/request-log.js";
 import { createRateLimiter } from "../ratelimit/shared.js";
 import { bootstrapIfEmpty } from "../service/bootstrap.js";
-import { openStore } from "../store/index.js";
 import { emit } from "./output.js";
+import { openStoreWhenReachable } from "./wait-for-store.js";
 
 const isLoopback = (host: string) => host === "localhost" || host === "::1" || host.startsWith("127.");
 
@@ -34,10 +34,18 @@ export function registerServeCommand(program: Command): void {
 }
 
 async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Promise<void> {
-  const store = await openStore(config.DATABASE_URL, {
-    poolSize: config.DATABASE_POOL_SIZE,
-    invalidationTimeoutMs: config.PROMPTSTORE_INVALIDATION_TIMEOUT_MS,
-  });
+  logCrashes();
+  const store = await openStoreWhenReachable(
+    config.DATABASE_URL,
+    { poolSize: config.DATABASE_POOL_SIZE, invalidationTimeoutMs: config.PROMPTSTORE_INVALIDATION_TIMEOUT_MS },
+    config.PROMPTSTORE_DATABASE_WAIT_SECONDS,
+    (reason) =>
+      emit(
+        json,
+        { event: "waiting_for_database", reason },
+        () => `Waiting up to ${config.PROMPTSTORE_DATABASE_WAIT_SECONDS} s for the database: ${reason}`,
+      ),
+  );
   const rateLimiter = await createRateLimiter({ redisUrl: config.REDIS_URL, store, databaseUrl: config.DATABASE_URL });
   const app = await buildApp({ store, config, logger: loggerOptions(config.LOG_LEVEL), rateLimiter });
   // Installed before listening: a supervisor may signal as soon as the port answers.
@@ -111,4 +119,23 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
       "no dashboard accounts yet: create one with `promptstore user create <email> --org <org> --role owner`",
     );
   }
+}
+
+/**
+ * The process's policy stays Node's own (print, then exit): a crash is a bug to find, and a supervisor
+ * restarts the process. This only adds a log line in the server's JSON format before it, naming the origin
+ * (uncaughtException or unhandledRejection), so that log searches (and the test suite) find every one.
+ * Written synchronously: the process is about to end, and stderr is a pipe or a file.
+ */
+function logCrashes(): void {
+  process.on("uncaughtExceptionMonitor", (error, origin) => {
+    const line = {
+      level: 60,
+      time: Date.now(),
+      origin,
+      err: { type: error?.name, message: error?.message, stack: error?.stack },
+      msg: `${origin}: the process exits`,
+    };
+    process.stderr.write(`${JSON.stringify(line)}\n`);
+  });
 }

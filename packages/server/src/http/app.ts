@@ -102,6 +102,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const tenants = new TenantService(new TenantStore(store.db), bus, async (change) =>
     (await store.channel.announce(store.db, change))?.delivered(),
   );
+  // An outage is logged when it starts and when it ends; the requests it fails are not logged one by one.
+  const unwatch = store.health.watch({
+    down: (fault) =>
+      server.log.error(
+        { reason: fault.reason, err: fault.cause },
+        "database unavailable: requests that need it are answered 503 until it is back",
+      ),
+    up: (downForMs) => server.log.warn({ downForMs }, "database reachable again"),
+  });
   // Changes made by other instances (and by the CLI) reach this one's caches.
   const stopListening = await store.channel.listen(
     (change) => bus.publish(change),
@@ -161,6 +170,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   server.addHook("onClose", async () => {
     clearInterval(drain);
     stopPruning();
+    unwatch();
     await stopListening();
     await limiter.close();
   });

@@ -1,6 +1,7 @@
 import { AppError, type ErrorCode, notFound } from "@promptstore/core/errors";
 import { LIMITS } from "@promptstore/core/schemas";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { DatabaseUnavailable, RETRY_AFTER_SECONDS } from "../store/faults.js";
 import { failure } from "./envelope.js";
 
 /** Fastify's own errors, as the registry's codes and the contract's messages. */
@@ -24,7 +25,14 @@ export function registerErrorHandling(
     const known = !(error instanceof AppError) && error.code ? FASTIFY_ERRORS[error.code] : undefined;
     const appError = known ? new AppError(known.code, known.message) : error;
     if (appError instanceof AppError) {
-      if (appError.status >= 500) request.log.error({ err: appError }, "request failed");
+      // Every 503 says when to come back; a database outage is logged once by the store's health, not once
+      // per request it fails.
+      if (appError.status === 503 && !reply.hasHeader("retry-after")) {
+        reply.header("retry-after", String(RETRY_AFTER_SECONDS));
+      }
+      if (appError.status >= 500 && !(appError instanceof DatabaseUnavailable)) {
+        request.log.error({ err: appError }, "request failed");
+      }
       return reply.code(appError.status).send(failure(appError.message));
     }
     const status = (error as FastifyError).statusCode ?? 500;

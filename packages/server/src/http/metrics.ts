@@ -156,6 +156,45 @@ export class Metrics {
         this.set({ kind: "mcp" }, sources.mcpListenStreams());
       },
     });
+    const { health } = sources.store;
+    new Counter({
+      name: "promptstore_database_errors_total",
+      help: "Database faults met (connection lost or refused, restarting, disk full, read-only, I/O), by reason",
+      labelNames: ["reason"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [reason, count] of health.faults) this.inc({ reason }, count);
+      },
+    });
+    new Counter({
+      name: "promptstore_database_reconnections_total",
+      help: "Recoveries from a database outage: pool (a query succeeded again), listen (the change channel's connection)",
+      labelNames: ["connection"],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ connection: "pool" }, health.reconnections.pool);
+        this.inc({ connection: "listen" }, health.reconnections.listen);
+      },
+    });
+    new Gauge({
+      name: "promptstore_database_up",
+      help: "1 while the database answers the store's queries, 0 from a fault until the next success",
+      registers,
+      collect() {
+        this.set(health.reachable ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: "promptstore_reads_served_while_unavailable_total",
+      help: "Prompt reads answered from memory (what this instance last served) because the database could not answer",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(cache?.servedWhileUnavailable ?? 0);
+      },
+    });
     new Gauge({
       name: "promptstore_db_pool_connections",
       help: "Database connections: max (the pool's size), open, idle, and waiting (queries queued for one)",

@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { ChangeBus } from "../service/change-bus.js";
+import { DatabaseUnavailable } from "../store/faults.js";
 
 /**
  * Resolved reads as the exact bytes sent, per project, prompt and variant (surface, version reference,
@@ -12,6 +13,12 @@ import type { ChangeBus } from "../service/change-bus.js";
  * clients back for the new version at once, one of them reaches the database and the others wait for
  * its bytes. A request that arrives after the publish has a newer generation, so it never joins a read
  * that started before it.
+ *
+ * While the change channel is down (`deaf`), changes made by other instances are not heard: nothing is
+ * served from memory then, and every read goes to the database. What was cached is kept aside, per
+ * prompt and variant, and served only when the database cannot answer (a restart): no instance can
+ * write meanwhile, so it is what the database last held. A change this instance hears drops its prompt's
+ * share; the `reset` that ends the outage drops all of it.
  */
 export class ReadCache {
   private readonly generations = new Map<string, number>();
@@ -20,9 +27,15 @@ export class ReadCache {
   private readonly entries: LRUCache<string, Buffer>;
   /** Reads in progress, by entry key; each leaves when it settles, failures included (never cached). */
   private readonly flights = new Map<string, Promise<Buffer>>();
+  /** True between `deaf` and the next `reset`: entries are neither served nor stored. */
+  private deaf = false;
+  /** While deaf: the last bytes known per prompt and variant, for when the database cannot answer. */
+  private readonly lastKnown = new Map<string, Map<string, Buffer>>();
   /** Lookups answered from memory, and those that went on to a read (joined flights included): the metrics. */
   hits = 0;
   misses = 0;
+  /** Reads answered with last-known bytes because the database could not answer. */
+  servedWhileUnavailable = 0;
 
   constructor(bus: ChangeBus, options: { maxBytes?: number } = {}) {
     this.entries = new LRUCache({
@@ -34,9 +47,17 @@ export class ReadCache {
         // Every generation moves on, so reads in flight cannot store bytes that would be served later.
         this.epoch++;
         this.entries.clear();
+        this.lastKnown.clear();
+        this.deaf = false;
+      } else if (change.kind === "deaf") {
+        this.keepAside();
+        this.epoch++;
+        this.entries.clear();
+        this.deaf = true;
       } else if (change.kind === "prompt") {
         const id = promptKey(change.projectId, change.promptId);
         this.generations.set(id, (this.generations.get(id) ?? 0) + 1);
+        this.lastKnown.delete(id);
       }
     });
   }
@@ -47,7 +68,7 @@ export class ReadCache {
   }
 
   get(projectId: string, promptId: string, generation: string, variant: string): Buffer | undefined {
-    const bytes = this.entries.get(entryKey(projectId, promptId, generation, variant));
+    const bytes = this.deaf ? undefined : this.entries.get(entryKey(projectId, promptId, generation, variant));
     if (bytes) this.hits++;
     else this.misses++;
     return bytes;
@@ -64,17 +85,43 @@ export class ReadCache {
     const key = entryKey(projectId, promptId, generation, variant);
     let flight = this.flights.get(key);
     if (!flight) {
-      flight = read();
+      const id = promptKey(projectId, promptId);
+      flight = read().catch((error) => {
+        const kept = error instanceof DatabaseUnavailable ? this.lastKnown.get(id)?.get(variant) : undefined;
+        if (!kept) throw error;
+        this.servedWhileUnavailable++;
+        return kept;
+      });
       this.flights.set(key, flight);
       flight.then(
         (bytes) => {
           this.flights.delete(key);
-          this.entries.set(key, bytes);
+          if (!this.deaf) this.entries.set(key, bytes);
+          else if (generation === this.generation(projectId, promptId)) this.remember(id, variant, bytes);
         },
         () => this.flights.delete(key),
       );
     }
     return flight;
+  }
+
+  /** Sets aside what is cached for the current generation of each prompt (the key's parts, split). */
+  private keepAside(): void {
+    for (const [key, bytes] of this.entries.entries()) {
+      const [projectId, promptId, generation, variant] = key.split("\u0000") as [string, string, string, string];
+      if (generation === this.generation(projectId, promptId)) {
+        this.remember(promptKey(projectId, promptId), variant, bytes);
+      }
+    }
+  }
+
+  private remember(id: string, variant: string, bytes: Buffer): void {
+    let variants = this.lastKnown.get(id);
+    if (!variants) {
+      variants = new Map();
+      this.lastKnown.set(id, variants);
+    }
+    variants.set(variant, bytes);
   }
 }
 

@@ -5,6 +5,7 @@ import type { ChangeBus } from "../service/change-bus.js";
 import type { PromptService } from "../service/prompt-service.js";
 import { WebhookDispatcher } from "../service/webhook-dispatcher.js";
 import { WebhookService } from "../service/webhook-service.js";
+import { DatabaseUnavailable } from "../store/faults.js";
 import type { Store } from "../store/index.js";
 import { WebhookStore } from "../store/webhooks.js";
 import { registerDashboardWebhookRoutes } from "./dashboard/webhook-routes.js";
@@ -33,8 +34,10 @@ export function registerWebhooks(server: FastifyInstance, deps: WebhookDeps): We
     timeoutMs: config.PROMPTSTORE_WEBHOOK_TIMEOUT_MS,
     allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
     retryScale: config.PROMPTSTORE_WEBHOOK_RETRY_SCALE,
-    // Never the endpoint's secret: the error only.
-    onError: (error) => server.log.warn({ err: error }, "webhook dispatcher"),
+    // Never the endpoint's secret: the error only. A database outage is logged once, by the store's health.
+    onError: (error) => {
+      if (!(error instanceof DatabaseUnavailable)) server.log.warn({ err: error }, "webhook dispatcher");
+    },
   });
   server.addHook("onReady", async () => dispatcher.start());
   server.addHook("onClose", async () => dispatcher.stop());

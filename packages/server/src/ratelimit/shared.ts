@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
-import pg from "pg";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis } from "rate-limiter-flexible";
+import { resilientPool } from "../store/dialects/postgres.js";
 import type { Store } from "../store/index.js";
 import { FlexibleRateLimiter, memoryRateLimiter } from "./flexible.js";
 import type { RateLimiter } from "./limiter.js";
@@ -51,7 +51,8 @@ export async function createRateLimiter(options: {
   }
 
   if (options.store.dialect === "postgres" && options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 4 });
+    // While the database is away its counts fail, and the in-process stand-in answers: nothing to report.
+    const pool = resilientPool(options.databaseUrl, 4, () => {});
     return new FlexibleRateLimiter(
       "postgres",
       ({ points, duration, keyPrefix }) =>

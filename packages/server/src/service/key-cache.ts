@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { DatabaseUnavailable } from "../store/faults.js";
 import type { KeyGrant } from "../store/tenants.js";
 import type { ChangeBus } from "./change-bus.js";
 
@@ -6,6 +7,10 @@ import type { ChangeBus } from "./change-bus.js";
  * Resolves API keys with an in-process cache, so a hot read path does not query the database for its key.
  * Revocations and plan changes announced on the bus clear it at once; the TTL bounds how long a change
  * made by another process that cannot announce it (the CLI on SQLite) can go unseen.
+ *
+ * While the change channel is down (`deaf`) a revocation elsewhere would go unheard, so every key is looked
+ * up in the database; the grants known when it went down are kept aside, for when the database cannot
+ * answer (no revocation can be written then either), until the `reset` that ends the outage.
  */
 export class KeyCache {
   private readonly grants: LRUCache<string, KeyGrant>;
@@ -13,6 +18,8 @@ export class KeyCache {
   private readonly touched = new Map<string, number>();
   /** Moves on at every clear: a lookup that started before a revocation must not cache what it found. */
   private generation = 0;
+  private deaf = false;
+  private readonly lastKnown = new Map<string, KeyGrant>();
 
   constructor(
     private readonly lookup: (key: string) => Promise<KeyGrant | undefined>,
@@ -30,6 +37,14 @@ export class KeyCache {
       if (change.kind === "tenants" || change.kind === "reset") {
         this.generation++;
         this.grants.clear();
+        this.lastKnown.clear();
+        if (change.kind === "reset") this.deaf = false;
+      } else if (change.kind === "deaf") {
+        // Expired ones too (dump): an outage may outlast the TTL, and nothing can be revoked while it lasts.
+        for (const [key, entry] of this.grants.dump()) this.lastKnown.set(key, entry.value);
+        this.generation++;
+        this.grants.clear();
+        this.deaf = true;
       }
     });
   }
@@ -55,10 +70,17 @@ export class KeyCache {
 
   private async load(key: string): Promise<KeyGrant | undefined> {
     const generation = this.generation;
-    const grant = await this.lookup(key);
+    let grant: KeyGrant | undefined;
+    try {
+      grant = await this.lookup(key);
+    } catch (error) {
+      const kept = error instanceof DatabaseUnavailable ? this.lastKnown.get(key) : undefined;
+      if (!kept) throw error;
+      return kept;
+    }
     // Misses are not cached: a key created a moment ago by the CLI must work at once.
     if (grant) {
-      if (generation === this.generation) this.grants.set(key, grant);
+      if (generation === this.generation && !this.deaf) this.grants.set(key, grant);
       this.used(grant);
     }
     return grant;

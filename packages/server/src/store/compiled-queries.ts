@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
+import type { DatabaseHealth } from "./health.js";
 import type { Database } from "./schema.js";
 
 const slot = (i: number) => `\u0000slot${i}\u0000`;
@@ -35,7 +36,10 @@ interface Template {
 export class CompiledQueries {
   private readonly templates = new Map<string, Template>();
 
-  constructor(private readonly direct?: DirectConnection) {}
+  constructor(
+    private readonly health: DatabaseHealth,
+    private readonly direct?: DirectConnection,
+  ) {}
 
   async rows<R>(
     db: Kysely<Database>,
@@ -59,8 +63,15 @@ export class CompiledQueries {
     // An open transaction (the caller's own, or another's between two awaits) owns the connection: the read
     // must see it (its own) or wait for it to end (another's), as Kysely's path does.
     if (this.direct && !this.direct.inTransaction) {
-      template.direct ??= rawStatement(this.direct, template.compiled.sql);
-      return objectsOf<R>(template.direct.statement.all(parameters), template.direct.names);
+      let rows: unknown[][];
+      try {
+        template.direct ??= rawStatement(this.direct, template.compiled.sql);
+        rows = template.direct.statement.all(parameters);
+      } catch (error) {
+        throw this.health.failed(error);
+      }
+      this.health.ok();
+      return objectsOf<R>(rows, template.direct.names);
     }
     const result = await db.executeQuery<R>({ ...template.compiled, parameters } as CompiledQuery<R>);
     return result.rows;

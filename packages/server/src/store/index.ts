@@ -2,9 +2,12 @@ import { Kysely, Migrator } from "kysely";
 import { type ChangeChannel, DEFAULT_INVALIDATION_TIMEOUT_MS } from "./change-channel.js";
 import { CompiledQueries } from "./compiled-queries.js";
 import type { DialectName } from "./dialect-name.js";
+import { guardedDialect } from "./dialects/guarded.js";
 import { postgresDialect } from "./dialects/postgres.js";
 import { sqliteDialect } from "./dialects/sqlite.js";
 import { EventStore } from "./events.js";
+import { DatabaseUnavailable } from "./faults.js";
+import { DatabaseHealth } from "./health.js";
 import { migrationProvider } from "./migrations/index.js";
 import { postgresChannel } from "./postgres-channel.js";
 import type { Database } from "./schema.js";
@@ -23,6 +26,8 @@ export interface Store {
   readonly dialect: DialectName;
   /** A URL without credentials, for logs. */
   readonly location: string;
+  /** Whether the database answers; its faults and recoveries, for the log and metrics. */
+  readonly health: DatabaseHealth;
   /** The connections the store holds and how they are used, for the metrics. */
   poolUsage(): PoolUsage;
   close(): Promise<void>;
@@ -59,26 +64,32 @@ export interface StoreOptions {
 export async function openStore(databaseUrl: string | undefined, options: StoreOptions = {}): Promise<Store> {
   const dialect = dialectOf(databaseUrl);
   const location = databaseUrl || DEFAULT_SQLITE_PATH;
+  const health = new DatabaseHealth();
   // A pool on PostgreSQL; on SQLite the one connection, which the compiled queries also read on directly.
   const {
     dialect: driver,
     pool,
     database,
+    commitCheck,
   } = dialect === "postgres"
-    ? { ...postgresDialect(location, options.poolSize ?? 10), database: undefined }
-    : { ...sqliteDialect(location), pool: undefined };
-  const db = new Kysely<Database>({ dialect: driver });
+    ? { ...postgresDialect(location, options.poolSize ?? 10, (error) => health.failed(error)), database: undefined }
+    : { ...sqliteDialect(location), pool: undefined, commitCheck: undefined };
+  const db = new Kysely<Database>({ dialect: guardedDialect(driver, health, commitCheck) });
   const channel =
     dialect === "postgres"
-      ? postgresChannel(location, { timeoutMs: options.invalidationTimeoutMs ?? DEFAULT_INVALIDATION_TIMEOUT_MS })
+      ? postgresChannel(location, {
+          timeoutMs: options.invalidationTimeoutMs ?? DEFAULT_INVALIDATION_TIMEOUT_MS,
+          health,
+        })
       : sqliteChannel(db);
   const store: Store = {
     db,
     dialect,
-    queries: new CompiledQueries(database),
+    queries: new CompiledQueries(health, database),
     channel,
     events: new EventStore(db, dialect),
     location: redact(location),
+    health,
     poolUsage: () =>
       pool
         ? { max: pool.options.max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }
@@ -100,6 +111,8 @@ export async function openStore(databaseUrl: string | undefined, options: StoreO
 export async function migrate(db: Kysely<Database>): Promise<void> {
   const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
   if (error) {
+    // An unreachable database is no failed migration: the caller may wait for it (serve does).
+    if (error instanceof DatabaseUnavailable) throw error;
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
     throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }

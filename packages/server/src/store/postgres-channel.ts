@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { Acknowledgements, type Listener } from "./acknowledgements.js";
 import type { Announcement, ChangeChannel } from "./change-channel.js";
+import type { DatabaseHealth } from "./health.js";
 
 const CHANGES = "promptstore_changes";
 /** Each process hears acknowledgements on a channel of its own: this prefix and its instance id. */
@@ -14,7 +15,8 @@ const LISTENER = "promptstore instance ";
 const LISTENERS = `select application_name as name, pid from pg_stat_get_activity(null)
   where datid = (select oid from pg_database where datname = current_database())
     and application_name like '${LISTENER}%'`;
-const RECONNECT_MS = [100, 500, 1000, 2000, 5000];
+/** Waits between reconnection attempts: at most a second, so caches are back within one of the database. */
+const RECONNECT_MS = [100, 250, 500, 1000];
 const PRESENCE_POLL_MS = 50;
 /**
  * PostgreSQL keeps the backend of a client whose machine vanished (no FIN) until TCP gives up, by default
@@ -47,7 +49,7 @@ interface Ack {
  * pg_stat_activity in the announcing statement itself: an instance advertises its listening connection's
  * application_name only once its LISTEN is in place, and a dead one's connection is gone with it.
  */
-export function postgresChannel(url: string, options: { timeoutMs: number }): ChangeChannel {
+export function postgresChannel(url: string, options: { timeoutMs: number; health: DatabaseHealth }): ChangeChannel {
   const instance = randomUUID().replaceAll("-", "");
   const listenerName = LISTENER + instance;
   // Until listen() names where problems go (the server's log); a process that does not listen (the CLI)
@@ -139,8 +141,9 @@ export function postgresChannel(url: string, options: { timeoutMs: number }): Ch
     which.end().catch(() => {});
     if (closed) return;
     if (error) report(error);
-    // Changes announced from now on will not reach us: nothing cached may be trusted until we are back.
-    deliver?.({ kind: "reset" });
+    // Changes announced from now on will not reach us: nothing cached may be served while the database can
+    // answer instead, until we are back.
+    deliver?.({ kind: "deaf" });
     void reconnect();
   };
 
@@ -153,10 +156,12 @@ export function postgresChannel(url: string, options: { timeoutMs: number }): Ch
         if (closed) return;
         try {
           await start();
+          options.health.reconnections.listen++;
           // Whatever was announced while we were away is lost, and reads meanwhile may have cached it.
           deliver?.({ kind: "reset" });
         } catch (error) {
-          report(error);
+          // Reported once per outage by the health it marks, not once per attempt.
+          options.health.failed(error);
         }
       }
     } finally {

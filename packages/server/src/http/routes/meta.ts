@@ -1,6 +1,6 @@
-import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
+import { DatabaseUnavailable, faultOf } from "../../store/faults.js";
 import type { Store } from "../../store/index.js";
 import { ok } from "../envelope.js";
 import { buildOpenApiDocument } from "../openapi.js";
@@ -10,8 +10,9 @@ export function registerMetaRoutes(app: FastifyInstance, store: Store, version: 
   app.get("/healthz", async () => {
     try {
       await sql`select 1`.execute(store.db);
-    } catch {
-      throw new AppError("unavailable", "database unreachable");
+    } catch (error) {
+      // Not logged per request: the store's health logs the outage once.
+      throw new DatabaseUnavailable("database unreachable", faultOf(error)?.reason ?? "connection", error);
     }
     return ok({ status: "ok", database: store.dialect });
   });
