@@ -3,11 +3,13 @@
  * by playwright-core, as a person would use them. No browser is downloaded: CHROMIUM_PATH, else
  * /usr/bin/chromium (`.ci/run` installs Debian's `chromium`).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { expect } from "vitest";
 import { type RunningServer, startServer } from "../../../server/test/support/binary.js";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -128,4 +130,79 @@ export async function ownerSession(server: Bootstrapped, password: string): Prom
   const changed = await post("/api/dashboard/password", { new_password: password }, { cookie, "x-csrf-token": csrf });
   if (changed.status !== 200) throw new Error(`password change failed: ${changed.status}`);
   return changed.headers.get("set-cookie")!.split(";")[0]!.split("=")[1]!;
+}
+
+/** The rules axe checks: WCAG 2.0 and 2.1, levels A and AA (issue 23). */
+export const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+export interface AxeFinding {
+  rule: string;
+  impact: string;
+  /** axe's CSS selector of the element. */
+  target: string;
+  /** Why it fails, in one line (for contrast: the colours and the ratio measured). */
+  summary: string;
+}
+
+/**
+ * A rule judged not to apply to one element: its violations there are not reported. Never a whole rule or
+ * a whole screen; `why` is required so the judgement is written down where the exception is made.
+ */
+export interface AxeException {
+  rule: string;
+  /** A CSS selector the element itself matches. */
+  selector: string;
+  why: string;
+}
+
+/**
+ * Runs axe-core in the page as it is now and returns its serious and critical violations, one per element.
+ * The script is evaluated over the DevTools protocol, so the page's Content-Security-Policy (no inline
+ * scripts) does not refuse it and nothing is logged as a CSP problem.
+ */
+export async function axeFindings(page: Page, exceptions: AxeException[] = []): Promise<AxeFinding[]> {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
+  return page.evaluate(
+    async ({ tags, exceptions }) => {
+      const axe = (window as any).axe as typeof import("axe-core");
+      const results = await axe.run(document, {
+        runOnly: { type: "tag", values: tags },
+        resultTypes: ["violations"],
+        elementRef: true,
+      });
+      const excepted = (rule: string, element: Element | undefined) =>
+        exceptions.some((e) => e.rule === rule && element?.matches(e.selector));
+      return results.violations.flatMap((violation) =>
+        violation.nodes
+          .filter((node) => node.impact === "serious" || node.impact === "critical")
+          .filter((node) => !excepted(violation.id, node.element))
+          .map((node) => ({
+            rule: violation.id,
+            impact: node.impact as string,
+            target: node.target.join(" "),
+            summary: (node.failureSummary ?? violation.help)
+              .split("\n")
+              .map((line) => line.trim())
+              .filter((line) => line !== "" && !/^Fix (any|all) of the following:$/.test(line))
+              .join("; "),
+          })),
+      );
+    },
+    { tags: AXE_TAGS, exceptions },
+  );
+}
+
+/**
+ * The one call a screen's test makes, at each state worth checking (a dialog open, a run started): axe on
+ * the screen as shown, failing the test (softly, so every screen of the run is reported, not just the
+ * first) on any serious or critical violation, each printed as `rule (impact) on target: why`. The findings
+ * are also saved as `axe-<name>.json` beside the screenshots, for counting them over a run.
+ */
+export async function expectAccessible(page: Page, name: string, exceptions: AxeException[] = []): Promise<void> {
+  const findings = await axeFindings(page, exceptions);
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  writeFileSync(join(SCREENSHOTS, `axe-${name}.json`), `${JSON.stringify(findings, null, 2)}\n`);
+  const lines = findings.map((f) => `${f.rule} (${f.impact}) on ${f.target}: ${f.summary}`);
+  expect.soft(lines, `axe on ${name}: serious or critical WCAG 2.1 AA violations`).toEqual([]);
 }

@@ -1,13 +1,15 @@
 /**
  * Every main screen in light and dark, at laptop and phone width, saved under test-results/ to be looked
- * at; each screen must render its own content, fit the width it is given, and draw no complaint from the
- * browser (errors or CSP refusals).
+ * at; each screen must render its own content, fit the width it is given, draw no complaint from the
+ * browser (errors or CSP refusals), and pass axe-core's WCAG 2.1 A and AA rules with no serious or critical
+ * violation (issue 23).
  */
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type Bootstrapped,
   chromiumAvailable,
+  expectAccessible,
   launchChromium,
   openPage,
   ownerSession,
@@ -23,11 +25,28 @@ const SECTIONS = [
   { title: "Context", content: "The customer is {{ customer.name }}.", enabled: false },
 ];
 
-describe.runIf(chromiumAvailable())("every main screen, light and dark, laptop and phone", () => {
+/** A dashboard API call in a session, as the app makes it (CSRF token from the session). */
+async function dashboardCall(server: Bootstrapped, cookie: string, method: string, path: string, body?: unknown) {
+  const headers = { cookie: `ps_session=${cookie}` };
+  const session = await (await fetch(`${server.url}/api/dashboard/session`, { headers })).json();
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { ...headers, "content-type": "application/json", "x-csrf-token": session.data.csrf_token },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { data: any }).data;
+}
+
+// CI counts the dashboard's browser tests by this name (.ci/run).
+describe.runIf(chromiumAvailable())("the dashboard, end to end: every screen, both themes, laptop and phone", () => {
   let server: Bootstrapped;
   let browser: Browser;
   let cookie: string;
+  /** A member who has not yet replaced the one-time password: sees "Choose your password". */
+  let newcomerCookie: string;
   let projectPath: string;
+  let emptyProjectPath: string;
 
   beforeAll(async () => {
     server = await startFreshServer({ PROMPTSTORE_DEFAULT_PLAN: "unlimited" });
@@ -38,7 +57,7 @@ describe.runIf(chromiumAvailable())("every main screen, light and dark, laptop a
       name: "Support assistant",
       description: "Answers questions about orders, shipping and returns.",
       sections: SECTIONS,
-      message: "First version",
+      // No message: the history then shows "No message" in subtle text on the production row's green tint.
       publish: true,
     });
     expect(created.status).toBe(201);
@@ -55,6 +74,28 @@ describe.runIf(chromiumAvailable())("every main screen, light and dark, laptop a
         markdown: `# Role\nYou write for {{ team }}.`,
       });
     }
+    // Settings and audit with something in every list: a second key, a second member, an endpoint.
+    const orgId = (await dashboardCall(server, cookie, "GET", "/api/dashboard/session")).memberships[0].org.id;
+    await dashboardCall(server, cookie, "POST", `/api/dashboard/projects/${server.projectId}/keys`, { scope: "read" });
+    const member = await dashboardCall(server, cookie, "POST", `/api/dashboard/orgs/${orgId}/members`, {
+      email: "newcomer@example.com",
+      role: "viewer",
+    });
+    await dashboardCall(server, cookie, "POST", `/api/dashboard/projects/${server.projectId}/webhooks`, {
+      url: "https://hooks.example.com/promptstore",
+      description: "Deploy bot",
+      events: ["prompt.published"],
+    });
+    const empty = await dashboardCall(server, cookie, "POST", `/api/dashboard/orgs/${orgId}/projects`, {
+      name: "Empty project",
+    });
+    emptyProjectPath = `/p/${empty.id}`;
+    const signedIn = await fetch(`${server.url}/api/dashboard/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: member.email, password: member.password }),
+    });
+    newcomerCookie = signedIn.headers.get("set-cookie")!.split(";")[0]!.split("=")[1]!;
   }, 60_000);
 
   afterAll(async () => {
@@ -62,26 +103,58 @@ describe.runIf(chromiumAvailable())("every main screen, light and dark, laptop a
     await server?.stop();
   });
 
-  const screens: { name: string; path: () => string; signedIn: boolean; shows: string }[] = [
-    { name: "sign-in", path: () => "/sign-in", signedIn: false, shows: "Sign in" },
-    { name: "prompts", path: () => `${projectPath}/prompts`, signedIn: true, shows: "Support assistant" },
-    { name: "new-prompt", path: () => `${projectPath}/prompts/new`, signedIn: true, shows: "New prompt" },
-    { name: "editor", path: () => `${projectPath}/prompts/support-assistant`, signedIn: true, shows: "Tools" },
+  const dialog = (button: string, name: string) => async (page: Page) => {
+    await page.getByRole("main").getByRole("button", { name: button }).first().click();
+    await page.getByRole("dialog", { name }).waitFor();
+  };
+  const screens: {
+    name: string;
+    path: () => string;
+    session: () => string | null;
+    shows: string;
+    /** What a person does on the page to reach the state shown (a dialog open). */
+    open?: (page: Page) => Promise<void>;
+  }[] = [
+    { name: "sign-in", path: () => "/sign-in", session: () => null, shows: "Sign in" },
+    { name: "choose-password", path: () => "/", session: () => newcomerCookie, shows: "Choose your password" },
+    {
+      name: "prompts-empty",
+      path: () => `${emptyProjectPath}/prompts`,
+      session: () => cookie,
+      shows: "No prompts yet",
+    },
+    { name: "prompts", path: () => `${projectPath}/prompts`, session: () => cookie, shows: "Support assistant" },
+    { name: "new-prompt", path: () => `${projectPath}/prompts/new`, session: () => cookie, shows: "New prompt" },
+    { name: "editor", path: () => `${projectPath}/prompts/support-assistant`, session: () => cookie, shows: "Tools" },
     {
       name: "history",
       path: () => `${projectPath}/prompts/support-assistant/history`,
-      signedIn: true,
+      session: () => cookie,
       shows: "Compare versions",
+    },
+    {
+      name: "publish-dialog",
+      path: () => `${projectPath}/prompts/support-assistant/history`,
+      session: () => cookie,
+      shows: "Compare versions",
+      open: dialog("Publish", "Publish this version?"),
+    },
+    {
+      name: "delete-dialog",
+      path: () => `${projectPath}/prompts/support-assistant`,
+      session: () => cookie,
+      shows: "Tools",
+      open: dialog("Delete…", "Delete this prompt?"),
     },
     {
       name: "preview",
       path: () => `${projectPath}/prompts/support-assistant/preview`,
-      signedIn: true,
+      session: () => cookie,
       shows: "Copy curl",
     },
-    { name: "settings", path: () => `${projectPath}/settings`, signedIn: true, shows: "API keys" },
-    { name: "audit", path: () => `${projectPath}/audit`, signedIn: true, shows: "Audit trail" },
-    { name: "account", path: () => "/account", signedIn: true, shows: "Change password" },
+    { name: "settings", path: () => `${projectPath}/settings`, session: () => cookie, shows: "API keys" },
+    { name: "audit", path: () => `${projectPath}/audit`, session: () => cookie, shows: "Audit trail" },
+    { name: "account", path: () => "/account", session: () => cookie, shows: "Change password" },
   ];
 
   for (const [viewport, size] of Object.entries(VIEWPORTS)) {
@@ -92,12 +165,15 @@ describe.runIf(chromiumAvailable())("every main screen, light and dark, laptop a
         try {
           for (const screen of screens) {
             await context.clearCookies();
-            if (screen.signedIn) await context.addCookies([{ name: "ps_session", value: cookie, url: server.url }]);
+            const session = screen.session();
+            if (session) await context.addCookies([{ name: "ps_session", value: session, url: server.url }]);
             await page.goto(`${server.url}${screen.path()}`);
             await page.getByText(screen.shows, { exact: false }).first().waitFor();
             // Lazy parts (the code editor) settle before the picture is taken.
             await page.waitForLoadState("networkidle");
+            await screen.open?.(page);
             await screenshot(page, `screen-${viewport}-${scheme}-${screen.name}`);
+            await expectAccessible(page, `${viewport}-${scheme}-${screen.name}`);
             const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
             expect(overflow, `${screen.name} is wider than the ${viewport} screen`).toBeLessThanOrEqual(0);
           }
@@ -105,7 +181,8 @@ describe.runIf(chromiumAvailable())("every main screen, light and dark, laptop a
         } finally {
           await context.close();
         }
-      });
+        // 13 screens with axe on each take about 16 s alone; the whole suite's load can triple that.
+      }, 120_000);
     }
   }
 });

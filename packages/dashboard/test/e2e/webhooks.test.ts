@@ -11,6 +11,7 @@ import { freePort, type Receiver, startReceiver, verify } from "../../../server/
 import {
   type Bootstrapped,
   chromiumAvailable,
+  expectAccessible,
   launchChromium,
   openPage,
   ownerSession,
@@ -75,6 +76,7 @@ describe.runIf(chromiumAvailable())("webhooks in the project settings", () => {
     await dialog.getByRole("button", { name: "Add endpoint" }).click();
     await expect.poll(() => dialog.getByText("must be an http:// or https:// URL").count()).toBe(1);
     await screenshot(page, "webhooks-02-form-error");
+    await expectAccessible(page, "laptop-light-webhook-form-error");
 
     await dialog.getByLabel("URL").fill(receiver.url);
     await dialog.getByLabel("Description").fill("Deploy bot");
@@ -86,6 +88,7 @@ describe.runIf(chromiumAvailable())("webhooks in the project settings", () => {
     secret = await shown.getByLabel("Signing secret").inputValue();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     await screenshot(page, "webhooks-03-secret-shown-once");
+    await expectAccessible(page, "laptop-light-webhook-secret");
     await shown.getByRole("button", { name: "Done" }).click();
     await shown.waitFor({ state: "detached" });
 
@@ -195,6 +198,7 @@ describe.runIf(chromiumAvailable())("webhooks in the project settings", () => {
         await region.getByText("A receiver with a long address").waitFor();
         await small.waitForLoadState("networkidle");
         await screenshot(small, `webhooks-07-phone-${scheme}`);
+        await expectAccessible(small, `phone-${scheme}-webhooks-failing`);
         const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         expect(overflow).toBeLessThanOrEqual(0);
         await region.getByRole("button", { name: `Deliveries to ${longUrl}` }).click();
@@ -203,6 +207,7 @@ describe.runIf(chromiumAvailable())("webhooks in the project settings", () => {
         await dialog.getByText("connection refused (ECONNREFUSED)").waitFor();
         expect(await dialog.getByText("no answer", { exact: true }).count()).toBe(1);
         await small.screenshot({ path: `${process.cwd()}/test-results/webhooks-08-phone-deliveries-${scheme}.png` });
+        await expectAccessible(small, `phone-${scheme}-webhook-deliveries`);
         expect(smallProblems).toEqual([]);
       } finally {
         await phone.close();
