@@ -99,6 +99,45 @@ export function buildUrl(baseUrl: string, path: string, query?: RequestOptions["
   return url;
 }
 
+/** The headers of every request: the client's own, then the key, then the request's (which may replace `accept`). */
+export function headersFor(settings: HttpSettings, extra?: Record<string, string>): Record<string, string> {
+  return { accept: "application/json", ...settings.headers, "x-api-key": settings.apiKey, ...extra };
+}
+
+type Envelope = { success?: unknown; data?: unknown; error?: unknown; code?: unknown };
+
+function parseEnvelope(text: string): Envelope | undefined {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A failed answer as the error it stands for: the failure envelope's message and code, else the status and
+ * the start of the body; on 429 and 503, the wait the service asked for.
+ */
+export function answerError(
+  res: Response,
+  text: string,
+  label: string,
+  envelope = parseEnvelope(text),
+): PromptstoreError {
+  const message =
+    typeof envelope?.error === "string"
+      ? envelope.error
+      : `${label}: HTTP ${res.status}${text ? ` ${text.slice(0, 200)}` : ""}`;
+  return new PromptstoreError(message, {
+    status: res.status,
+    code: typeof envelope?.code === "string" ? envelope.code : undefined,
+    requestId: res.headers.get("x-request-id") ?? undefined,
+    retryAfter: res.status === 429 || res.status === 503 ? retryAfterSeconds(res.headers) : undefined,
+    request: label,
+  });
+}
+
 interface AttemptOutcome<T> {
   result?: HttpResult<T>;
   error: PromptstoreError | undefined;
@@ -122,12 +161,7 @@ export async function request<T>(
 ): Promise<HttpResult<T>> {
   const url = buildUrl(settings.baseUrl, path, options.query);
   const label = `${method} ${path}`;
-  const headers: Record<string, string> = {
-    accept: "application/json",
-    ...settings.headers,
-    "x-api-key": settings.apiKey,
-    ...options.headers,
-  };
+  const headers = headersFor(settings, options.headers);
   let body: string | undefined;
   if (options.body !== undefined) {
     body = JSON.stringify(options.body);
@@ -177,21 +211,13 @@ async function attemptOnce<T>(
         retry: options.idempotent || refusedUnsent(error),
       };
     }
-    const requestId = res.headers.get("x-request-id") ?? undefined;
-    let envelope: { success?: unknown; data?: unknown; error?: unknown; code?: unknown } | undefined;
-    if (text !== "") {
-      try {
-        envelope = JSON.parse(text);
-      } catch {
-        envelope = undefined;
-      }
-    }
+    const envelope = parseEnvelope(text);
     if (res.ok || options.accept?.includes(res.status)) {
       if (res.ok && (envelope === undefined || envelope.success !== true)) {
         return {
           error: new PromptstoreError(`${label}: the answer is not a success envelope`, {
             status: res.status,
-            requestId,
+            requestId: res.headers.get("x-request-id") ?? undefined,
             request: label,
           }),
           retry: false,
@@ -203,18 +229,8 @@ async function attemptOnce<T>(
         retry: false,
       };
     }
-    const message =
-      typeof envelope?.error === "string"
-        ? envelope.error
-        : `${label}: HTTP ${res.status}${text ? ` ${text.slice(0, 200)}` : ""}`;
-    const retryAfter = res.status === 429 || res.status === 503 ? retryAfterSeconds(res.headers) : undefined;
-    const error = new PromptstoreError(message, {
-      status: res.status,
-      code: typeof envelope?.code === "string" ? envelope.code : undefined,
-      requestId,
-      retryAfter,
-      request: label,
-    });
+    const error = answerError(res, text, label, envelope);
+    const retryAfter = error.retryAfter;
     if (res.status === 429) return { error, retry: true, waitMs: (retryAfter ?? 1) * 1000 };
     if (res.status >= 500 && options.idempotent) {
       return { error, retry: true, waitMs: retryAfter === undefined ? undefined : retryAfter * 1000 };
