@@ -1,23 +1,26 @@
 import { can } from "@promptstore/core/permissions";
 import { saveVersionBody } from "@promptstore/core/schemas";
 import type { PromptView } from "@promptstore/core/views";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from "react";
-import { useBlocker, useLocation, useParams } from "react-router";
+import { useQuery } from "@tanstack/react-query";
+import { type FormEvent, useId, useMemo, useRef, useState } from "react";
+import { useLocation, useParams } from "react-router";
 import { isApiError } from "../api/client";
-import { errorFor, errorWithin, type FieldError, sectionField, unplacedErrors } from "../api/errors";
-import { keys, promptViewQuery, useSaveVersion } from "../api/queries";
-import { type DraftSection, draftSection, moveItem, sectionsBody } from "../forms/sections";
+import { type FieldError, sectionField, unplacedErrors } from "../api/errors";
+import { promptViewQuery, useSaveVersion } from "../api/queries";
+import { type DraftSection, draftSection, sectionsBody } from "../forms/sections";
 import { useRevealErrors } from "../forms/useRevealErrors";
 import { validate } from "../forms/validate";
 import { useProject } from "../shell/session";
 import { ConfirmDialog } from "../ui/Dialog";
-import { Field, FormAlert } from "../ui/Field";
+import { FormAlert } from "../ui/Field";
 import { shortHash } from "../ui/format";
 import { ErrorState, errorText, Loading } from "../ui/States";
-import { LazyCodeEditor } from "./LazyCodeEditor";
-import { clearDraft, peekDraft, stashDraft } from "./rescue";
-import { SectionEditor } from "./SectionEditor";
+import { DetailsCard } from "./DetailsCard";
+import { useDraftRescue, useLeaveGuard } from "./editor-hooks";
+import { peekDraft } from "./rescue";
+import { SaveBar } from "./SaveBar";
+import { SectionList } from "./SectionList";
+import { ToolsCard } from "./ToolsCard";
 import { checkTools, toolsText } from "./tools";
 
 /** The Edit tab: edits a copy of the latest version and saves it as a new one. */
@@ -35,13 +38,6 @@ interface Draft {
   description: string;
   sections: DraftSection[];
   tools: string;
-}
-
-/** The focused element, looking into shadow roots (the content editors live in one). */
-function deepActiveElement(): HTMLElement | null {
-  let active = document.activeElement;
-  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
-  return active instanceof HTMLElement ? active : null;
 }
 
 const snapshot = (draft: Draft) =>
@@ -64,7 +60,6 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
   const save = useSaveVersion(projectId, initial.id);
   const headingId = useId();
 
-  const client = useQueryClient();
   const [rescued] = useState(() => peekDraft(projectId, initial.id, initial.version));
   const [draft, setDraft] = useState<Draft>(() => ({
     name: rescued?.name ?? initial.name,
@@ -88,89 +83,25 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
     const text = (location.state as { notice?: unknown } | null)?.notice;
     return typeof text === "string" ? { kind: "success", text } : null;
   });
-  const [announcement, setAnnouncement] = useState("");
-  const [removing, setRemoving] = useState<DraftSection | null>(null);
-  const restoreFocus = useRef<HTMLElement | null>(null);
-  const focusTitleOf = useRef<number | null>(null);
 
   const dirty = snapshot(draft) !== baseline;
   const tools = useMemo(() => checkTools(draft.tools), [draft.tools]);
-
-  // If the editor closes because the session ended, keep the draft for after signing back in.
-  const latest = useRef({ draft, dirty, message, startedFrom });
-  latest.current = { draft, dirty, message, startedFrom };
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once; reads the latest values through the ref
-  useEffect(() => {
-    clearDraft(projectId, initial.id);
-    return () => {
-      const last = latest.current;
-      if (!last.dirty || client.getQueryData(keys.session) !== null) return;
-      stashDraft(projectId, initial.id, {
-        version: last.startedFrom,
-        name: last.draft.name,
-        description: last.draft.description,
-        sections: sectionsBody(last.draft.sections),
-        tools: last.draft.tools,
-        message: last.message,
-      });
-    };
-  }, []);
-
-  // Leaving with unsaved changes asks first: inside the app through the router, and on reload or close.
-  const blocker = useBlocker(
-    ({ currentLocation, nextLocation }) =>
-      dirty &&
-      currentLocation.pathname !== nextLocation.pathname &&
-      // The prompt was just deleted (DeletePromptDialog): there is nothing left to save the edits to.
-      (nextLocation.state as { deleted?: unknown } | null)?.deleted !== true,
+  useDraftRescue(projectId, initial.id, () =>
+    dirty
+      ? {
+          version: startedFrom,
+          name: draft.name,
+          description: draft.description,
+          sections: sectionsBody(draft.sections),
+          tools: draft.tools,
+          message,
+        }
+      : null,
   );
-  useEffect(() => {
-    if (!dirty) return;
-    const warn = (event: BeforeUnloadEvent) => {
-      event.preventDefault();
-      event.returnValue = "";
-    };
-    window.addEventListener("beforeunload", warn);
-    return () => window.removeEventListener("beforeunload", warn);
-  }, [dirty]);
-
-  // Moving a section re-inserts its DOM node, which drops focus; put it back where it was.
-  useLayoutEffect(() => {
-    const element = restoreFocus.current;
-    if (element) {
-      restoreFocus.current = null;
-      if (element.isConnected && deepActiveElement() !== element) element.focus();
-    }
-    const key = focusTitleOf.current;
-    if (key !== null) {
-      focusTitleOf.current = null;
-      document.querySelector<HTMLElement>(`[data-section-key="${key}"] [data-section-title]`)?.focus();
-    }
-  });
+  const blocker = useLeaveGuard(dirty);
 
   const setSections = (update: (sections: DraftSection[]) => DraftSection[]) =>
     setDraft((d) => ({ ...d, sections: update(d.sections) }));
-
-  const move = (index: number, delta: -1 | 1) => {
-    const target = index + delta;
-    const section = draft.sections[index];
-    if (!section || target < 0 || target >= draft.sections.length) return;
-    restoreFocus.current = deepActiveElement();
-    setSections((list) => moveItem(list, index, target));
-    setAnnouncement(`Moved “${section.title || "untitled"}” to position ${target + 1} of ${draft.sections.length}.`);
-  };
-
-  const remove = (section: DraftSection) => {
-    setSections((list) => list.filter((s) => s.key !== section.key));
-    setRemoving(null);
-    setAnnouncement(`Removed section “${section.title || "untitled"}”.`);
-  };
-
-  const add = () => {
-    const section = draftSection({ title: "" });
-    focusTitleOf.current = section.key;
-    setSections((list) => [...list, section]);
-  };
 
   const submit = (publish: boolean) => {
     if (readOnly || save.isPending || !tools.ok) return;
@@ -220,10 +151,6 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
     submit(false);
   };
 
-  const toolsError = !tools.ok ? tools.error : errorWithin(errors, "tools");
-  const toolsMessage =
-    typeof toolsError === "string" ? toolsError : toolsError ? `${toolsError.field}: ${toolsError.message}` : null;
-  const sectionsError = errorFor(errors, "sections");
   const origin =
     startedFrom === initial.version
       ? `version ${shortHash(startedFrom)}, the latest${initial.production_version === startedFrom ? " and the one in production" : ""}`
@@ -260,152 +187,39 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
       </div>
       <FormAlert messages={unplacedErrors(errors, isShown)} />
 
-      <section className="card card-body stack" aria-labelledby={`${headingId}-details`}>
-        <h3 id={`${headingId}-details`}>Details</h3>
-        <p className="field-hint">The name and description belong to the prompt, not to a version.</p>
-        <Field label="Name" error={errorFor(errors, "name")}>
-          {(control) => (
-            <input
-              {...control}
-              className="input"
-              value={draft.name}
-              readOnly={readOnly}
-              onChange={(e) => setDraft((d) => ({ ...d, name: e.target.value }))}
-              autoComplete="off"
-            />
-          )}
-        </Field>
-        <Field label="Description" error={errorFor(errors, "description")}>
-          {(control) => (
-            <textarea
-              {...control}
-              className="textarea"
-              rows={2}
-              value={draft.description}
-              readOnly={readOnly}
-              onChange={(e) => setDraft((d) => ({ ...d, description: e.target.value }))}
-            />
-          )}
-        </Field>
-      </section>
-
-      <section className="stack" aria-labelledby={`${headingId}-sections`}>
-        <div className="section-list-head">
-          <div>
-            <h3 id={`${headingId}-sections`}>Sections</h3>
-            <p className="field-hint">
-              Assembled in this order, each as <code>{"<Title>…</Title>"}</code>.
-              {readOnly ? "" : " Alt+↑ and Alt+↓ move the section you are in."}
-            </p>
-          </div>
-        </div>
-        {sectionsError ? (
-          <p className="field-error" role="alert">
-            {sectionsError}
-          </p>
-        ) : null}
-        {draft.sections.map((section, index) => (
-          <SectionEditor
-            key={section.key}
-            section={section}
-            index={index}
-            count={draft.sections.length}
-            readOnly={readOnly}
-            titleError={errorFor(errors, `sections[${index}].title`)}
-            contentError={errorFor(errors, `sections[${index}].content`)}
-            onChange={(change) =>
-              setSections((list) => list.map((s) => (s.key === section.key ? { ...s, ...change } : s)))
-            }
-            onMove={(delta) => move(index, delta)}
-            onRemove={() => (section.content.trim() === "" ? remove(section) : setRemoving(section))}
-          />
-        ))}
-        {readOnly ? null : (
-          <div>
-            <button type="button" className="button" onClick={add}>
-              Add section
-            </button>
-          </div>
-        )}
-        <p className="visually-hidden" role="status">
-          {announcement}
-        </p>
-      </section>
-
-      <section className="card card-body stack" aria-labelledby={`${headingId}-tools`}>
-        <div>
-          <h3 id={`${headingId}-tools`}>Tools</h3>
-          <p className="field-hint" id={`${headingId}-tools-hint`}>
-            Function tools for the model, as a JSON array of{" "}
-            <code>{'{ "type": "function", "function": { "name", "description", "parameters" } }'}</code>. Use{" "}
-            <code>[]</code> for none.
-          </p>
-        </div>
-        <LazyCodeEditor
-          value={draft.tools}
-          onChange={(value) => setDraft((d) => ({ ...d, tools: value }))}
-          language="json"
-          label="Tools (JSON)"
-          readOnly={readOnly}
-          invalid={toolsMessage !== null}
-          description={toolsMessage ?? "A JSON array of function tools; [] for none."}
-        />
-        <p id={`${headingId}-tools-status`} className={toolsMessage ? "field-error" : "field-hint"} aria-live="polite">
-          {toolsMessage ??
-            (tools.ok
-              ? `Valid: ${tools.tools.length === 0 ? "no tools" : `${tools.tools.length} tool${tools.tools.length === 1 ? "" : "s"}`}.`
-              : "")}
-        </p>
-      </section>
-
+      <DetailsCard
+        headingId={headingId}
+        name={draft.name}
+        description={draft.description}
+        readOnly={readOnly}
+        errors={errors}
+        onChange={(change) => setDraft((d) => ({ ...d, ...change }))}
+      />
+      <SectionList
+        headingId={headingId}
+        sections={draft.sections}
+        readOnly={readOnly}
+        errors={errors}
+        setSections={setSections}
+      />
+      <ToolsCard
+        headingId={headingId}
+        value={draft.tools}
+        tools={tools}
+        readOnly={readOnly}
+        errors={errors}
+        onChange={(value) => setDraft((d) => ({ ...d, tools: value }))}
+      />
       {readOnly ? null : (
-        <div className="save-bar">
-          <Field label="Change message" optional error={errorFor(errors, "message")} className="save-message">
-            {(control) => (
-              <input
-                {...control}
-                className="input"
-                value={message}
-                placeholder="What changed, for the history"
-                onChange={(e) => setMessage(e.target.value)}
-              />
-            )}
-          </Field>
-          <div className="save-actions">
-            <button
-              type="submit"
-              className="button"
-              disabled={save.isPending || !tools.ok}
-              aria-busy={save.isPending || undefined}
-            >
-              Save version
-            </button>
-            <button
-              type="button"
-              className="button button-primary"
-              disabled={save.isPending || !tools.ok}
-              onClick={() => submit(true)}
-            >
-              Save and publish
-            </button>
-          </div>
-        </div>
+        <SaveBar
+          message={message}
+          errors={errors}
+          pending={save.isPending}
+          disabled={save.isPending || !tools.ok}
+          onMessage={setMessage}
+          onPublish={() => submit(true)}
+        />
       )}
-
-      {removing ? (
-        <ConfirmDialog
-          title="Remove this section?"
-          confirmLabel="Remove section"
-          danger
-          onConfirm={() => remove(removing)}
-          onClose={() => setRemoving(null)}
-        >
-          <p>
-            “{removing.title || "Untitled"}” and its content leave the draft. Nothing is lost until you save: versions
-            already saved keep it.
-          </p>
-        </ConfirmDialog>
-      ) : null}
 
       {blocker.state === "blocked" ? (
         <ConfirmDialog

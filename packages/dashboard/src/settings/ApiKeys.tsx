@@ -4,8 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { useState } from "react";
 import { apiKeysQuery, useCreateKey, useRevokeKey } from "../api/queries";
-import { CopyButton } from "../ui/CopyButton";
-import { ConfirmDialog, Dialog } from "../ui/Dialog";
+import { ConfirmDialog } from "../ui/Dialog";
+import { ShownOnceDialog } from "../ui/Secret";
 import { EmptyState, ErrorState, errorText, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
 
@@ -146,25 +146,12 @@ export function ApiKeys({ projectId, projectName }: { projectId: string; project
       {body}
 
       {created ? (
-        <Dialog title="Your new API key" onClose={() => setCreated(null)}>
-          <p className="notice notice-warning">Store it now, it will not be shown again.</p>
-          <div className="secret">
-            <input
-              className="input mono"
-              readOnly
-              value={created}
-              aria-label="New API key"
-              onFocus={(e) => e.currentTarget.select()}
-            />
-          </div>
-          <div className="dialog-actions">
-            <CopyButton text={created} />
-            <span className="spacer" />
-            <button type="button" className="button button-primary" onClick={() => setCreated(null)} data-autofocus>
-              Done
-            </button>
-          </div>
-        </Dialog>
+        <ShownOnceDialog
+          title="Your new API key"
+          secret={created}
+          label="New API key"
+          onClose={() => setCreated(null)}
+        />
       ) : null}
 
       {revoking ? (

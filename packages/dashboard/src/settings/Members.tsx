@@ -10,6 +10,7 @@ import { useSession } from "../shell/session";
 import { CopyButton } from "../ui/CopyButton";
 import { ConfirmDialog } from "../ui/Dialog";
 import { Field, FormAlert } from "../ui/Field";
+import { SecretField } from "../ui/Secret";
 import { ErrorState, errorText, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
 
@@ -272,16 +273,9 @@ function AddMember({ orgId }: { orgId: string }) {
                 Account created for <strong>{added.email}</strong> as {added.role}. Give them this one-time password
                 securely; it is shown only once. They choose their own at their first sign-in.
               </p>
-              <div className="secret">
-                <input
-                  className="input mono"
-                  readOnly
-                  value={added.password}
-                  aria-label={`One-time password of ${added.email}`}
-                  onFocus={(e) => e.currentTarget.select()}
-                />
+              <SecretField value={added.password} label={`One-time password of ${added.email}`}>
                 <CopyButton text={added.password} />
-              </div>
+              </SecretField>
             </div>
           ) : (
             <p>

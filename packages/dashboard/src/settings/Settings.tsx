@@ -4,7 +4,7 @@ import { EmptyState } from "../ui/States";
 import { ApiKeys } from "./ApiKeys";
 import { Members } from "./Members";
 import { Usage } from "./Usage";
-import { Webhooks } from "./Webhooks";
+import { Webhooks } from "./webhooks/Webhooks";
 import "./settings.css";
 
 /**
