@@ -2,7 +2,6 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // A limit for hangs, not a speed check: tests that run the binary several times took over 20 s under the
     // whole suite's load in CI, so 30 s left too little room.
     testTimeout: 60_000,
@@ -11,5 +10,21 @@ export default defineConfig({
     maxWorkers: 2,
     // CI also writes a JSON report, from which .ci/run prints one plain "N passed, N failed" line.
     reporters: process.env.CI ? ["default", ["json", { outputFile: ".tmp/vitest-report.json" }]] : ["default"],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "suite",
+          include: ["test/**/*.test.ts"],
+          globalSetup: ["test/support/clear-server-logs.ts"],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      // After the whole suite, never beside it: it reads the logs every server of the suite left.
+      {
+        extends: true,
+        test: { name: "server logs", include: ["test/logs/*.check.ts"], sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { DatabaseUnavailable, underlyingMessage } from "../store/faults.js";
 import { VERSION } from "../version.js";
 import { registerAdminCommands } from "./admin-commands.js";
 import { registerAuditCommand } from "./audit-commands.js";
@@ -33,7 +34,12 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     const json = argv.includes("--json");
-    const message = error instanceof Error ? error.message : String(error);
+    const message =
+      error instanceof DatabaseUnavailable
+        ? `database unavailable: ${underlyingMessage(error)}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     process.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `error: ${message}\n`);
     return 1;
   }

@@ -1,4 +1,4 @@
-import { faultOf } from "../store/faults.js";
+import { faultOf, underlyingMessage } from "../store/faults.js";
 import { openStore, type Store, type StoreOptions } from "../store/index.js";
 
 const BACKOFF_MS = [250, 500, 1000, 2000];
@@ -22,15 +22,10 @@ export async function openStoreWhenReachable(
     } catch (error) {
       const fault = faultOf(error);
       const transient = fault && ["connection", "shutting_down", "too_many_connections"].includes(fault.reason);
-      const underlying = fault ? fault.cause : error;
-      // Node gives an AggregateError with no message when every address of a name refused.
-      const reason =
-        underlying instanceof Error
-          ? underlying.message || String((underlying as { code?: unknown }).code)
-          : String(underlying);
-      if (!transient || Date.now() >= deadline) {
-        const waited = transient && waitSeconds > 0 ? ` (waited ${waitSeconds} s)` : "";
-        throw new Error(`database unreachable${waited}: ${reason}`);
+      if (!fault || !transient) throw error;
+      const reason = underlyingMessage(fault);
+      if (Date.now() >= deadline) {
+        throw new Error(`database unreachable${waitSeconds > 0 ? ` (waited ${waitSeconds} s)` : ""}: ${reason}`);
       }
       if (attempt === 0) onWait(reason);
       const pause = BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)] as number;

@@ -28,6 +28,14 @@ export type FaultReason =
   /** The connection was lost during COMMIT and whether it committed could not be found out. */
   | "commit_unknown";
 
+/** What the driver said of a fault, for an operator (the CLI's error line); never sent to API clients. */
+export function underlyingMessage(fault: DatabaseUnavailable): string {
+  const cause = fault.cause;
+  if (!(cause instanceof Error)) return String(cause);
+  // Node gives an AggregateError with no message when every address of a name refused.
+  return cause.message || String((cause as { code?: unknown }).code);
+}
+
 /** How long a client is told to wait before retrying a request the database could not serve. */
 export const RETRY_AFTER_SECONDS = 2;
 

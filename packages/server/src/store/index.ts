@@ -73,7 +73,7 @@ export async function openStore(databaseUrl: string | undefined, options: StoreO
     commitCheck,
   } = dialect === "postgres"
     ? { ...postgresDialect(location, options.poolSize ?? 10, (error) => health.failed(error)), database: undefined }
-    : { ...sqliteDialect(location), pool: undefined, commitCheck: undefined };
+    : { ...opening(health, () => sqliteDialect(location)), pool: undefined, commitCheck: undefined };
   const db = new Kysely<Database>({ dialect: guardedDialect(driver, health, commitCheck) });
   const channel =
     dialect === "postgres"
@@ -108,12 +108,25 @@ export async function openStore(databaseUrl: string | undefined, options: StoreO
   return store;
 }
 
+/** Opening SQLite writes at once (WAL mode): a read-only or full disk fails here, as the fault it is. */
+function opening<T>(health: DatabaseHealth, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    throw health.failed(error);
+  }
+}
+
 export async function migrate(db: Kysely<Database>): Promise<void> {
   const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
   if (error) {
     // An unreachable database is no failed migration: the caller may wait for it (serve does).
     if (error instanceof DatabaseUnavailable) throw error;
-    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
-    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const message = error instanceof Error ? error.message : String(error);
+    const failed = results?.find((r) => r.status === "Error")?.migrationName;
+    // No migration ran: opening the database itself failed.
+    throw new Error(
+      failed ? `database migration ${failed} failed: ${message}` : `cannot open the database: ${message}`,
+    );
   }
 }

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, expect } from "vitest";
 import type { TestDatabase } from "./databases.js";
+import { keepServerLog } from "./server-logs.js";
 
 export const BIN = fileURLToPath(new URL("../../bin/promptstore.js", import.meta.url));
 const run = promisify(execFile);
@@ -19,9 +20,11 @@ export async function cli(databaseUrl: string, args: string[], env: Record<strin
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
       env: { ...process.env, DATABASE_URL: databaseUrl, ...env },
     });
+    if (stderr) keepServerLog(`promptstore ${args.join(" ")}`, stderr);
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
+    keepServerLog(`promptstore ${args.join(" ")}, failed`, `${e.stdout ?? ""}${e.stderr ?? ""}`);
     return { code: typeof e.code === "number" ? e.code : 1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
   }
 }
@@ -63,7 +66,12 @@ export function startServer(databaseUrl: string, env: Record<string, string> = {
     stdout += chunk;
   });
   // "close", not "exit": by then everything it wrote has been read (pino writes asynchronously).
-  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("close", (code) => {
+      keepServerLog(`serve on ${databaseUrl}, exit ${code}`, stdout + stderr);
+      resolve(code);
+    }),
+  );
   return new Promise((resolve, reject) => {
     let buffer = "";
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 20_000);

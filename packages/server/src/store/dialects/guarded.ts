@@ -51,6 +51,8 @@ function guardedDriver(driver: Driver, health: DatabaseHealth, commitCheck: Comm
   // Kysely hands back the connection it was given; the driver below needs its own.
   const wrapped = new WeakMap<DatabaseConnection, GuardedConnection>();
   const inner = (connection: DatabaseConnection) => (connection as GuardedConnection).inner;
+  /** Connections whose COMMIT just failed: Kysely rolls back next, and the error to report is the commit's. */
+  const commitFailed = new WeakSet<DatabaseConnection>();
   return {
     init: () => health.guard(driver.init()),
     async acquireConnection() {
@@ -69,6 +71,7 @@ function guardedDriver(driver: Driver, health: DatabaseHealth, commitCheck: Comm
       try {
         await health.guard(driver.commitTransaction(inner(connection)));
       } catch (error) {
+        commitFailed.add(connection);
         if (!(error instanceof DatabaseUnavailable) || !commitCheck || token === undefined) throw error;
         const committed = await commitCheck.outcome(token);
         if (committed === true) return;
@@ -77,12 +80,14 @@ function guardedDriver(driver: Driver, health: DatabaseHealth, commitCheck: Comm
       }
     },
     async rollbackTransaction(connection) {
+      const afterCommit = commitFailed.delete(connection);
       try {
         await health.guard(driver.rollbackTransaction(inner(connection)));
       } catch (error) {
-        // A connection that is gone took its transaction with it: nothing is left to roll back, and the
+        // A failed COMMIT has ended its transaction (SQLite rolls back a COMMIT that found the disk full),
+        // and a connection that is gone took its transaction with it: nothing is left to roll back, and the
         // error that led here (Kysely throws it after this) is the one to report.
-        if (!(error instanceof DatabaseUnavailable)) throw error;
+        if (!afterCommit && !(error instanceof DatabaseUnavailable)) throw error;
       }
     },
     releaseConnection: (connection) => driver.releaseConnection(inner(connection)),
