@@ -137,8 +137,12 @@ describe.each(DATABASES)("POST /api/v2/import ($name)", (database) => {
   });
 
   it("refuses a version whose hash does not match its content, naming the field, and stores nothing", async () => {
-    const bad = { ...versionOf(2), version: hashOf(1) };
-    const res = await t.request("POST", "/api/v2/import", { body: importBody({ versions: [versionOf(1), bad] }) });
+    // Everything else about the import is valid, latest included: only the forged hash can refuse it.
+    const forged = hashOf(7);
+    const bad = { ...versionOf(2), version: forged };
+    const res = await t.request("POST", "/api/v2/import", {
+      body: importBody({ versions: [versionOf(1), bad], latest_version: forged }),
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe(
       `versions[1].version: does not match the version's content, whose hash is ${hashOf(2)}`,

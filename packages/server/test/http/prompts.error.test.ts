@@ -119,8 +119,15 @@ describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
     });
 
     it("publish: a malformed version", async () => {
-      await t.request("POST", "/api/v2/prompts", { body: promptBody(1) });
+      const created = (await t.request("POST", "/api/v2/prompts", { body: promptBody(1) })).body.data;
       const publish = (body: unknown) => t.request("POST", "/api/v2/prompts/prompt-1/publish", { body });
+      // A prefix names a version from 7 characters on: 6 of a real hash is refused, and production stays unset.
+      expectFailure(
+        await publish({ version: created.version.slice(0, 6) }),
+        400,
+        /^version: must be latest, or 7-64 lowercase hex characters of a version hash$/,
+      );
+      expect((await t.request("GET", "/api/v2/prompts/prompt-1/versions")).body.data.production_version).toBeNull();
       expectFailure(await publish({ version: "abc" }), 400, /^version: /);
       expectFailure(await publish({ version: "ABCDEF1234" }), 400, /^version: /);
       expectFailure(await publish({ version: 7 }), 400, /^version: /);

@@ -76,6 +76,10 @@ describe.each(DATABASES)("MCP at /api/v2/mcp ($name)", (database) => {
         version: saved.data.version,
         published: true,
       });
+      expect(await call("publish_prompt", { id: "support-bot", version: v1.slice(0, 6) })).toEqual({
+        error:
+          "Input validation error: Invalid arguments for tool publish_prompt: version: must be latest, or 7-64 lowercase hex characters of a version hash",
+      });
       expect((await call("publish_prompt", { id: "support-bot", version: v1.slice(0, 8) })).data.version).toBe(v1);
       expect((await call("get_prompt", { id: "support-bot" })).data).toMatchObject({
         version: v1,
