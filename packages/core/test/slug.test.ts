@@ -9,8 +9,9 @@ describe("slugify", () => {
     ["日本語", "prompt"],
     ["A".repeat(200), "a".repeat(56)],
   ])("%j → %j", (name, slug) => {
-    expect(slugify(name)).toBe(slug);
-    expect(slug).toMatch(PROMPT_ID_PATTERN);
+    const made = slugify(name);
+    expect(made).toBe(slug);
+    expect(made).toMatch(PROMPT_ID_PATTERN);
   });
 
   it("numbers collisions from 2", () => {

@@ -59,12 +59,16 @@ describe("OpenAPI document", () => {
     expect(create.properties.sections.items.properties.title.maxLength).toBe(100);
     const read = doc.paths["/api/v2/prompts/{id}"].get;
     const version = read.parameters.find((p: { name: string }) => p.name === "version");
-    expect(version.schema.pattern).toBeDefined();
+    expect(version.schema.pattern).toBe("^(production|latest|[0-9a-f]{7,64})$");
     const ok = read.responses["200"].content["application/json"].schema;
     expect(ok.properties.data.required).toContain("production_version");
     expect(read.responses["404"]).toEqual({ $ref: "#/components/responses/Error404" });
     expect(read.responses["200"].headers.ETag.schema).toEqual({ type: "string" });
-    expect(read.responses["304"].headers.ETag).toBeDefined();
+    expect(read.responses["304"].headers.ETag).toEqual({
+      description:
+        'Only when `version` is a full 64-character hash: `"<hash>.g1"` (guard on) or `"<hash>.g0"`. The version never changes.',
+      schema: { type: "string" },
+    });
     expect(read.parameters.find((p: { name: string }) => p.name === "If-None-Match").in).toBe("header");
     expect(doc.paths["/api/v2/prompts/{id}/versions"].get.responses).not.toHaveProperty("304");
   });

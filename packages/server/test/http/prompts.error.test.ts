@@ -217,9 +217,7 @@ describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
     it("405 for a wrong method on a known path, with Allow", async () => {
       const res = await t.request("PATCH", "/api/v2/prompts/prompt-1");
       expectFailure(res, 405, /method not allowed/);
-      expect(String(res.headers.allow)).toContain("GET");
-      expect(String(res.headers.allow)).toContain("PUT");
-      expect(String(res.headers.allow)).toContain("DELETE");
+      expect(res.headers.allow).toBe("GET, HEAD, PUT, DELETE");
       expectFailure(await t.request("PATCH", "/api/v2/prompts"), 405, /method not allowed/);
       expectFailure(await t.request("GET", "/api/v2/prompts/x/publish"), 405, /method not allowed/);
     });

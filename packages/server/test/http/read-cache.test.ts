@@ -1,3 +1,5 @@
+import { assemble, withGuard } from "@promptstore/core/assemble";
+import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
 import { beforeEach, describe, expect, it } from "vitest";
 import { promptBody, testApp, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
@@ -54,8 +56,11 @@ describe.each(DATABASES)("read cache ($name)", (database) => {
     const other = (await t.newProject({ plan: "unlimited" })).key;
     await t.request("POST", "/api/v2/prompts", { body: { ...promptBody(1), id: "same" }, key });
     await t.request("POST", "/api/v2/prompts", { body: { ...promptBody(2), id: "same" }, key: other });
-    expect((await get("/api/v2/prompts/same")).data.prompt).toContain("number 1");
-    expect((await t.request("GET", "/api/v2/prompts/same", { key: other })).body.data.prompt).toContain("number 2");
+    // Whole texts: "number 1" alone would also be found in "number 10".
+    const textOf = (n: number) =>
+      withGuard(assemble(promptBody(n).sections.map((s) => ({ ...s, enabled: true }))), DEFAULT_GUARD_TEXT);
+    expect((await get("/api/v2/prompts/same")).data.prompt).toBe(textOf(1));
+    expect((await t.request("GET", "/api/v2/prompts/same", { key: other })).body.data.prompt).toBe(textOf(2));
   });
 
   it("never serves a stale production pointer while reads race publishes", async () => {

@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
+import { contentHash } from "@promptstore/core/hash";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
@@ -172,7 +173,13 @@ describe.each(DATABASES)("MCP at /api/v2/mcp ($name)", (database) => {
       const free = await t.newProject({ plan: "free" });
       const client = await connect(era, free.key);
       for (let n = 0; n < 5; n++) {
-        expect(toolData(await client.callTool({ name: "create_prompt", arguments: promptBody(n) })).data).toBeDefined();
+        expect(toolData(await client.callTool({ name: "create_prompt", arguments: promptBody(n) })).data).toEqual({
+          id: `prompt-${n}`,
+          name: `Prompt ${n}`,
+          version: contentHash({ sections: promptBody(n).sections.map((s) => ({ ...s, enabled: true })), tools: [] }),
+          published: false,
+          created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        });
       }
       const refused = toolData(await client.callTool({ name: "create_prompt", arguments: promptBody(5) }));
       expect(refused.error).toMatch(/plan limit reached/);

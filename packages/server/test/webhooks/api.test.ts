@@ -264,6 +264,18 @@ describe.each(DATABASES)("webhooks API ($name)", (database: TestDatabase) => {
       expect(field.description, `delivery.${name}`).toEqual(expect.any(String));
     }
     expect(doc.paths["/api/v2/webhooks/{id}/rotate-secret"].post.requestBody.required).toBe(false);
-    expect(doc.paths["/api/v2/webhooks"].post.responses["201"]).toBeDefined();
+    const created = doc.paths["/api/v2/webhooks"].post.responses["201"];
+    expect(created.description).toBe("Success");
+    // The one answer that carries the secret.
+    expect(Object.keys(created.content["application/json"].schema.properties.data.properties)).toEqual([
+      "id",
+      "url",
+      "description",
+      "events",
+      "enabled",
+      "created_at",
+      "updated_at",
+      "secret",
+    ]);
   });
 });

@@ -71,8 +71,10 @@ describe.each(DATABASES)("promptstore webhook commands ($name)", (database) => {
       url: "https://hooks.example.com/c",
       events: ["prompt.version_saved"],
       enabled: true,
-      updated_at: expect.any(String),
+      updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
+    // Another process, later: the update's own time, strictly after the creation's.
+    expect(Date.parse(updated.updated_at)).toBeGreaterThan(Date.parse(other.updated_at));
     const rotated = await json("webhook", "update", second.id, "--rotate-secret");
     expect(rotated.secret).toMatch(SECRET);
     expect(rotated.secret).not.toBe(second.secret);
@@ -164,7 +166,15 @@ describe.each(DATABASES)("promptstore webhook commands ($name)", (database) => {
     expect(created.stdout).toBe(
       `created webhook ${id}  enabled  https://hooks.example.com/a  ${EVENT_TYPES.join(",")}\nsigning secret (shown once, store it now): ${secret}\n`,
     );
+    await cli(db.url, ["webhook", "create", "Web app", "--url", "https://hooks.example.com/b", "--disabled"]);
+    const [, second] = JSON.parse((await cli(db.url, ["webhook", "list", "Web app", "--json"])).stdout);
+    await cli(db.url, ["webhook", "update", second.id, "--description", "staging"]);
     const listed = await cli(db.url, ["webhook", "list", "Web app"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toBe(
+      `${id}  enabled  https://hooks.example.com/a  ${EVENT_TYPES.join(",")}\n` +
+        `${second.id}  disabled  https://hooks.example.com/b  ${EVENT_TYPES.join(",")}  (staging)\n`,
+    );
     expect(listed.stdout).not.toContain("whsec_");
   });
 
