@@ -113,6 +113,32 @@ function Side({ parts, side, text }: { parts: Change[] | null; side: "before" | 
   );
 }
 
+/** One side of a section's comparison; `text` is undefined when the section is not in that version. */
+function DiffColumn({
+  side,
+  version,
+  parts,
+  text,
+}: {
+  side: "before" | "after";
+  version: string;
+  parts: Change[] | null;
+  text: string | undefined;
+}) {
+  return (
+    <div className={`diff-col diff-col-${side}`}>
+      <div className="diff-col-label">
+        {side === "before" ? "Before" : "After"} <span className="hash">{version}</span>
+      </div>
+      {text !== undefined ? (
+        <Side parts={parts} side={side} text={text} />
+      ) : (
+        <p className="diff-absent">Not in this version</p>
+      )}
+    </div>
+  );
+}
+
 function SectionDiffItem({
   change,
   fromLabel,
@@ -171,26 +197,8 @@ function SectionDiffItem({
         ))}
       </div>
       <div className="diff-cols">
-        <div className="diff-col diff-col-before">
-          <div className="diff-col-label">
-            Before <span className="hash">{fromLabel}</span>
-          </div>
-          {change.before ? (
-            <Side parts={parts} side="before" text={change.before.content} />
-          ) : (
-            <p className="diff-absent">Not in this version</p>
-          )}
-        </div>
-        <div className="diff-col diff-col-after">
-          <div className="diff-col-label">
-            After <span className="hash">{toLabel}</span>
-          </div>
-          {change.after ? (
-            <Side parts={parts} side="after" text={change.after.content} />
-          ) : (
-            <p className="diff-absent">Not in this version</p>
-          )}
-        </div>
+        <DiffColumn side="before" version={fromLabel} parts={parts} text={change.before?.content} />
+        <DiffColumn side="after" version={toLabel} parts={parts} text={change.after?.content} />
       </div>
     </li>
   );

@@ -26,8 +26,6 @@ export default function History() {
   const [showAll, setShowAll] = useState(false);
   const [publishing, setPublishing] = useState<Version | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const fromId = useId();
-  const toId = useId();
 
   if (list.isPending) return <Loading label="Loading the history…" />;
   if (list.isError) return <ErrorState error={list.error} onRetry={() => list.refetch()} />;
@@ -147,18 +145,13 @@ export default function History() {
           </div>
           {versions.length > 1 && from ? (
             <div className="compare-pickers">
-              <div className="field">
-                <label className="field-label" htmlFor={fromId}>
-                  From
-                </label>
-                <select id={fromId} className="select" value={from} onChange={(e) => select("from", e.target.value)}>
-                  {versions.map((v) => (
-                    <option key={v.version} value={v.version}>
-                      {label(v)}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <VersionPicker
+                label="From"
+                value={from}
+                versions={versions}
+                describe={label}
+                onChange={(v) => select("from", v)}
+              />
               <button
                 type="button"
                 className="button button-ghost button-icon compare-swap"
@@ -173,18 +166,13 @@ export default function History() {
               >
                 ⇄
               </button>
-              <div className="field">
-                <label className="field-label" htmlFor={toId}>
-                  To
-                </label>
-                <select id={toId} className="select" value={to} onChange={(e) => select("to", e.target.value)}>
-                  {versions.map((v) => (
-                    <option key={v.version} value={v.version}>
-                      {label(v)}
-                    </option>
-                  ))}
-                </select>
-              </div>
+              <VersionPicker
+                label="To"
+                value={to}
+                versions={versions}
+                describe={label}
+                onChange={(v) => select("to", v)}
+              />
             </div>
           ) : null}
         </div>
@@ -213,6 +201,37 @@ export default function History() {
           }}
         />
       ) : null}
+    </div>
+  );
+}
+
+/** One end of the comparison: a labelled choice among the versions. */
+function VersionPicker({
+  label,
+  value,
+  versions,
+  describe,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  versions: Version[];
+  describe: (version: Version) => string;
+  onChange: (version: string) => void;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label className="field-label" htmlFor={id}>
+        {label}
+      </label>
+      <select id={id} className="select" value={value} onChange={(e) => onChange(e.target.value)}>
+        {versions.map((v) => (
+          <option key={v.version} value={v.version}>
+            {describe(v)}
+          </option>
+        ))}
+      </select>
     </div>
   );
 }

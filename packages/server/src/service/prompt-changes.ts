@@ -5,7 +5,7 @@ import { planLimits } from "@promptstore/core/plans";
 import type { NewAuditEntry } from "../store/audit.js";
 import type { NewEvent } from "../store/events.js";
 import type { NewVersion, ProjectStore, PromptRow } from "../store/prompts.js";
-import type { Caller } from "./access.js";
+import { type Caller, requireAccess } from "./access.js";
 import { type ContentInput, toContent } from "./content-input.js";
 import { versionDocument } from "./version-document.js";
 
@@ -28,6 +28,20 @@ export function prepareVersion(
     sections,
     document: versionDocument(sections, content.tools),
   };
+}
+
+/** A version the caller writes now (a create or a save): its history is the caller, this time and the message. */
+export function writtenVersion(
+  caller: Caller,
+  body: ContentInput & { message?: string | undefined },
+  at: string,
+): NewVersion {
+  return prepareVersion(body, { message: body.message ?? null, created_at: at, saved_by: caller.actor });
+}
+
+/** Writing needs write; a write that also moves production (`publishes`) needs publish, like a publish. */
+export function requireWrite(caller: Caller, publishes: boolean, writing: string, publishing: string): void {
+  requireAccess(caller, publishes ? "publish" : "write", publishes ? publishing : writing);
 }
 
 /** Takes one of the plan's prompt slots for a new prompt, or refuses (the transaction then gives it back). */

@@ -3,8 +3,8 @@ import type { ImportPromptBody } from "@promptstore/core/schemas";
 import type { ImportedPrompt } from "@promptstore/core/views";
 import { now } from "../store/ids.js";
 import type { NewVersion, ProjectStore } from "../store/prompts.js";
-import { type Caller, requireAccess } from "./access.js";
-import { PromptChange, prepareVersion, reservePromptSlot } from "./prompt-changes.js";
+import type { Caller } from "./access.js";
+import { PromptChange, prepareVersion, requireWrite, reservePromptSlot } from "./prompt-changes.js";
 
 /** What an import needs of PromptService: the caller's project store, and how a change is recorded and told. */
 export interface ImportContext {
@@ -25,10 +25,11 @@ export async function importPrompt(
   body: ImportPromptBody,
 ): Promise<ImportedPrompt> {
   // Moving production is a publish, whoever's history it comes from.
-  requireAccess(
+  requireWrite(
     caller,
-    body.production_version !== undefined ? "publish" : "write",
-    body.production_version !== undefined ? "importing with production_version" : "importing versions",
+    body.production_version !== undefined,
+    "importing versions",
+    "importing with production_version",
   );
   const prepared = body.versions.map((v, i): NewVersion => {
     const version = prepareVersion(

@@ -34,7 +34,14 @@ import {
 import { type Caller, requireAccess } from "./access.js";
 import type { ChangeBus } from "./change-bus.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
-import { PromptChange, prepareVersion, requirePrompt, reservePromptSlot, resolveHash } from "./prompt-changes.js";
+import {
+  PromptChange,
+  requirePrompt,
+  requireWrite,
+  reservePromptSlot,
+  resolveHash,
+  writtenVersion,
+} from "./prompt-changes.js";
 import { importPrompt } from "./prompt-import.js";
 import { guardJson, versionDocument } from "./version-document.js";
 
@@ -211,17 +218,9 @@ export class PromptService {
   }
 
   async create(caller: Caller, body: CreatePromptBody): Promise<CreatedPrompt> {
-    requireAccess(
-      caller,
-      body.publish ? "publish" : "write",
-      body.publish ? "creating a published prompt" : "creating a prompt",
-    );
+    requireWrite(caller, body.publish === true, "creating a prompt", "creating a published prompt");
     const timestamp = now();
-    const version = prepareVersion(body, {
-      message: body.message ?? null,
-      created_at: timestamp,
-      saved_by: caller.actor,
-    });
+    const version = writtenVersion(caller, body, timestamp);
     const { hash } = version;
     const publish = body.publish ?? false;
 
@@ -265,17 +264,9 @@ export class PromptService {
   }
 
   async save(caller: Caller, promptId: string, body: SaveVersionBody): Promise<SavedVersion> {
-    requireAccess(
-      caller,
-      body.publish ? "publish" : "write",
-      body.publish ? "saving and publishing" : "saving a version",
-    );
+    requireWrite(caller, body.publish === true, "saving a version", "saving and publishing");
     const timestamp = now();
-    const version = prepareVersion(body, {
-      message: body.message ?? null,
-      created_at: timestamp,
-      saved_by: caller.actor,
-    });
+    const version = writtenVersion(caller, body, timestamp);
     const { hash } = version;
     const publish = body.publish ?? false;
 

@@ -3,16 +3,10 @@ import type { Kysely } from "kysely";
 import type { Database } from "./schema.js";
 
 /** One audit row as a change describes it; written with the change's own connection (its transaction). */
-export interface NewAuditEntry {
+export interface NewAuditEntry extends Omit<AuditEntry, "id"> {
   orgId: string;
   /** Null for a change to the whole organization (a plan change). */
   projectId: string | null;
-  at: string;
-  actor: string;
-  action: AuditAction;
-  target: string;
-  before: string | null;
-  after: string | null;
 }
 
 export async function recordAudit(db: Kysely<Database>, entries: readonly NewAuditEntry[]): Promise<void> {
