@@ -2,7 +2,8 @@ import { badRequest, conflict } from "@promptstore/core/errors";
 import type { ImportPromptBody } from "@promptstore/core/schemas";
 import type { ImportedPrompt } from "@promptstore/core/views";
 import { now } from "../store/ids.js";
-import type { NewVersion, ProjectStore } from "../store/prompts.js";
+import type { NewVersion } from "../store/prompt-rows.js";
+import type { ProjectStore } from "../store/prompts.js";
 import type { Caller } from "./access.js";
 import { PromptChange, prepareVersion, requireWrite, reservePromptSlot } from "./prompt-changes.js";
 

@@ -24,13 +24,8 @@ import type {
 } from "@promptstore/core/views";
 import { now } from "../store/ids.js";
 import type { Store } from "../store/index.js";
-import {
-  type EventSink,
-  ProjectStore,
-  type PromptAndVersion,
-  type PromptRow,
-  type VersionDocument,
-} from "../store/prompts.js";
+import type { PromptAndVersion, PromptRow, VersionDocument } from "../store/prompt-rows.js";
+import { type EventSink, ProjectStore } from "../store/prompts.js";
 import { type Caller, requireAccess } from "./access.js";
 import type { ChangeBus } from "./change-bus.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";

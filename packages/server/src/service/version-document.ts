@@ -1,7 +1,7 @@
 import { assemble, withGuard } from "@promptstore/core/assemble";
 import type { SectionWithId, Tool } from "@promptstore/core/content";
 import { extractVariables } from "@promptstore/core/variables";
-import type { VersionDocument } from "../store/prompts.js";
+import type { VersionDocument } from "../store/prompt-rows.js";
 
 /**
  * The document of a version, computed once when it is saved (versions never change). Sections are
