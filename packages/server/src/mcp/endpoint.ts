@@ -19,7 +19,7 @@ const INSTRUCTIONS =
   "get_prompt to read, create_prompt and save_prompt_version to write (the full content each time), publish_prompt " +
   "to release or roll back a version. Every prompt is also an MCP prompt whose arguments are its {{ variables }}.";
 
-/** The API key's scope travels to the per-request server as the SDK's pass-through auth info. */
+/** The caller (the API key's project and scope) travels to the per-request server as the SDK's pass-through auth info. */
 export function authInfoFor(caller: Caller): AuthInfo {
   return { token: "", clientId: caller.projectId, scopes: [], extra: { caller } };
 }

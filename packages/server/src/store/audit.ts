@@ -34,7 +34,7 @@ export async function recordAudit(db: Kysely<Database>, entries: readonly NewAud
  */
 export async function readAudit(
   db: Kysely<Database>,
-  scope: { projectId: string; orgId: string },
+  project: { projectId: string; orgId: string },
   page: { before?: number | undefined; limit: number },
 ): Promise<AuditEntry[]> {
   let query = db
@@ -42,8 +42,8 @@ export async function readAudit(
     .select(["id", "at", "actor", "action", "target", "before", "after"])
     .where((eb) =>
       eb.or([
-        eb("project_id", "=", scope.projectId),
-        eb.and([eb("project_id", "is", null), eb("org_id", "=", scope.orgId)]),
+        eb("project_id", "=", project.projectId),
+        eb.and([eb("project_id", "is", null), eb("org_id", "=", project.orgId)]),
       ]),
     );
   if (page.before !== undefined) query = query.where("id", "<", page.before);
