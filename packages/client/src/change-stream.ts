@@ -1,4 +1,4 @@
-import { PromptstoreNetworkError } from "./errors.js";
+import { type PromptstoreError, PromptstoreNetworkError } from "./errors.js";
 import type { Hooks } from "./hooks.js";
 import { answerError, buildUrl, type HttpSettings, headersFor, sleep } from "./http.js";
 import type { PromptMemory } from "./memory.js";
@@ -21,8 +21,11 @@ export class ChangeStream {
   private serverRetryMs: number | undefined;
   private controller: AbortController | undefined;
   private watchdog: ReturnType<typeof setTimeout> | undefined;
-  private readyWaiters: ((live: boolean) => void)[] = [];
+  private readyWaiters: ((outcome: boolean | PromptstoreError) => void)[] = [];
   private live = false;
+  /** The first connection has ended, live or not: reads no longer wait for it. */
+  private attempted = false;
+  private attemptWaiters: (() => void)[] = [];
 
   constructor(
     private readonly http: HttpSettings,
@@ -38,18 +41,36 @@ export class ChangeStream {
     this.hooks.background(this.run());
   }
 
-  /** Resolves true once the stream is live, false when closed or not live within `timeoutMs`. */
+  /**
+   * Resolves true once the stream is live, false when closed or not live within `timeoutMs`; rejects with the
+   * service's answer when it refuses the stream for good (an invalid key: 401; a key without access: 403).
+   */
   ready(timeoutMs: number): Promise<boolean> {
     if (this.live) return Promise.resolve(true);
     this.open();
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const timer = setTimeout(() => done(false), timeoutMs);
-      const done = (live: boolean) => {
+      const done = (outcome: boolean | PromptstoreError) => {
         clearTimeout(timer);
         this.readyWaiters = this.readyWaiters.filter((w) => w !== done);
-        resolve(live);
+        if (typeof outcome === "boolean") resolve(outcome);
+        else reject(outcome);
       };
       this.readyWaiters.push(done);
+    });
+  }
+
+  /** While the first connection is being made: a promise of its end (live or failed), at most `timeoutMs`. */
+  firstConnection(): Promise<void> | undefined {
+    if (this.attempted || this.state !== "connecting") return undefined;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(), this.http.timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.attemptWaiters = this.attemptWaiters.filter((w) => w !== done);
+        resolve();
+      };
+      this.attemptWaiters.push(done);
     });
   }
 
@@ -61,6 +82,12 @@ export class ChangeStream {
     this.controller?.abort();
     if (this.watchdog !== undefined) clearTimeout(this.watchdog);
     for (const waiter of [...this.readyWaiters]) waiter(false);
+    this.attemptEnded();
+  }
+
+  private attemptEnded(): void {
+    this.attempted = true;
+    for (const waiter of [...this.attemptWaiters]) waiter();
   }
 
   private async run(): Promise<void> {
@@ -78,6 +105,7 @@ export class ChangeStream {
         },
       );
       this.dropped();
+      this.attemptEnded();
       if (this.closed.aborted) return;
       if (wasLive) attempt = 0;
       const base = this.serverRetryMs ?? this.options.reconnectDelayMs ?? 1_000;
@@ -126,6 +154,7 @@ export class ChangeStream {
       const error = answerError(res, await res.text().catch(() => ""), LABEL);
       const max = this.options.maxReconnectDelayMs ?? 30_000;
       this.hooks.error(error);
+      if (res.status === 401 || res.status === 403) for (const waiter of [...this.readyWaiters]) waiter(error);
       // 429: the service names the wait. A server without the stream (404), or a refused key: try again seldom.
       if (error.retryAfter !== undefined && (res.status === 429 || res.status === 503))
         return { wasLive: false, waitMs: error.retryAfter * 1000 };
@@ -206,6 +235,7 @@ export class ChangeStream {
     this.memory.setLive(true);
     this.state = "live";
     for (const waiter of [...this.readyWaiters]) waiter(true);
+    this.attemptEnded();
   }
 
   private dropped(): void {

@@ -124,6 +124,7 @@ export class Promptstore {
       options,
       hooks,
       this.closer.signal,
+      () => (this.mode === "watch" ? this.stream.firstConnection() : undefined),
     );
     this.stream = new ChangeStream(this.http, options, this.memory, hooks, this.closer.signal);
   }
@@ -351,6 +352,7 @@ export class Promptstore {
   /**
    * Opens the change stream now (mode `watch`) instead of on the first read, and resolves true once it is
    * live, false when the client does not watch, is closed, or the stream is not live within `timeoutMs`.
+   * Rejects with the typed {@link PromptstoreError} when the service refuses the key (401, 403).
    *
    * @example
    * ```ts
@@ -415,6 +417,9 @@ export class Promptstore {
 
   private fallbackOrThrow(promptId: string, ref: string, options: GetOptions, error: unknown): Prompt {
     if (!unreachable(error)) throw error;
+    // What is held, even out of date, comes before a fallback (a `cache: false` read lands here too).
+    const held = this.memory.peek(promptId, ref, options.guard ?? this.defaultGuard);
+    if (held !== undefined) return held;
     const given = this.options.fallback;
     const fallback =
       options.fallback ??

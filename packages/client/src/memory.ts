@@ -27,6 +27,13 @@ interface Entry {
 /** Reads a reference from the service. */
 export type ReadPrompt = (promptId: string, ref: string, guard: boolean, signal: AbortSignal) => Promise<PromptView>;
 
+/**
+ * What a read waits for before it is sent, if anything: while the stream makes its first connection, a read
+ * sent before it is live would have to be sent again once it is (a change between the two would be missed);
+ * waiting for it makes the first `get()` one read instead of two.
+ */
+export type ReadGate = () => Promise<void> | undefined;
+
 const HASH_OR_PREFIX = /^[0-9a-f]{7,64}$/;
 
 /** Freezes a read, so that a caller cannot change what every other caller is served. */
@@ -59,7 +66,13 @@ export class PromptMemory {
     private readonly options: PromptstoreOptions,
     private readonly hooks: Hooks,
     private readonly closed: AbortSignal,
+    private readonly gate: ReadGate = () => undefined,
   ) {}
+
+  /** The value held for a reference, current or not: served before a fallback when the service cannot answer. */
+  peek(promptId: string, ref: string, guard: boolean): PromptView | undefined {
+    return this.prompts.get(promptId)?.get(keyOf(ref, guard))?.value;
+  }
 
   /**
    * What `get()` serves: the value held, at once, when it is current (refreshed in the background once the
@@ -220,9 +233,16 @@ export class PromptMemory {
   private refresh(entry: Entry): Promise<PromptView> {
     if (entry.inflight !== undefined && entry.inflightGen === entry.gen) return entry.inflight;
     const gen = entry.gen;
-    const seq = ++this.seq;
-    const startedAt = Date.now();
-    const promise: Promise<PromptView> = this.read(entry.promptId, entry.ref, entry.guard, this.closed).then(
+    let seq = 0;
+    let startedAt = 0;
+    const send = () => {
+      // Numbered when sent, not when asked for: the stream covers a read sent after it went live.
+      seq = ++this.seq;
+      startedAt = Date.now();
+      return this.read(entry.promptId, entry.ref, entry.guard, this.closed);
+    };
+    const gate = entry.pinned ? undefined : this.gate();
+    const promise: Promise<PromptView> = (gate === undefined ? send() : gate.then(send)).then(
       (value) => {
         if (entry.inflight === promise) entry.inflight = undefined;
         // Invalidated while in flight: this answer may predate the change; the newer read is the one to serve.
