@@ -2,6 +2,7 @@
  * @promptstore/client: the Promptstore SDK. No runtime dependencies; `fetch`-based (Node.js 20+, Bun, Deno,
  * browsers, edge runtimes). See README.md.
  */
+export { describeProductionDifferences, type ProductionDifference, productionDifferences } from "./check.js";
 export { Promptstore } from "./client.js";
 export {
   MissingVariablesError,

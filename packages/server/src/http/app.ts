@@ -42,6 +42,7 @@ import { mcpOriginCheck, registerMcpRoute } from "./routes/mcp.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
+import { registerSdkRoutes } from "./routes/sdk.js";
 import { API_SECURITY_HEADERS, DASHBOARD_SECURITY_HEADERS } from "./security-headers.js";
 import { registerWebhooks } from "./webhook-wiring.js";
 
@@ -226,6 +227,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     paths.set(route.url, known);
   });
   registerMetaRoutes(server, store, VERSION);
+  registerSdkRoutes(server);
   if (metrics) registerMetricsRoute(server, metrics, config.PROMPTSTORE_METRICS_TOKEN);
   registerPromptRoutes(server, prompts, cache);
   registerV1Routes(server, prompts, cache);

@@ -1,0 +1,49 @@
+import type { PromptListItem } from "./types.js";
+
+/** One prompt whose production on the server is not what the lockfile (promptstore.lock) records. */
+export interface ProductionDifference {
+  id: string;
+  /** Production as the lockfile records it; null when not published, undefined when not in the lockfile. */
+  lock: string | null | undefined;
+  /** Production on the server; null when not published, undefined when the prompt is not on the server. */
+  server: string | null | undefined;
+}
+
+/**
+ * Whether what the server serves as production is exactly what the lockfile says, for every prompt on
+ * either side, sorted by id. A prompt on the server that the lockfile does not know counts too: CI guards
+ * everything production serves. `promptstore check` and `promptstore-check` both decide with this.
+ *
+ * @example
+ * ```ts
+ * import { productionDifferences } from "@promptstore/client";
+ * productionDifferences(new Map([["bot", "aaa"]]), [{ id: "bot", production_version: "bbb" } as never]);
+ * // [{ id: "bot", lock: "aaa", server: "bbb" }]
+ * ```
+ */
+export function productionDifferences(
+  lock: ReadonlyMap<string, string | null>,
+  server: Iterable<Pick<PromptListItem, "id" | "production_version">>,
+): ProductionDifference[] {
+  const remote = new Map<string, string | null>();
+  for (const prompt of server) remote.set(prompt.id, prompt.production_version);
+  const differences: ProductionDifference[] = [];
+  for (const id of [...new Set([...lock.keys(), ...remote.keys()])].sort()) {
+    const locked = lock.has(id) ? lock.get(id) : undefined;
+    const served = remote.has(id) ? remote.get(id) : undefined;
+    if (locked !== served) differences.push({ id, lock: locked, server: served });
+  }
+  return differences;
+}
+
+/** One line per difference, hashes shortened to 7 characters as everywhere else. */
+export function describeProductionDifferences(differences: readonly ProductionDifference[]): string {
+  const name = (hash: string | null | undefined, where: string) =>
+    hash === undefined ? `not in ${where}` : hash === null ? "unpublished" : hash.slice(0, 7);
+  return differences
+    .map(
+      (d) =>
+        `${d.id}: production on the server is ${name(d.server, "the server")}, the lockfile says ${name(d.lock, "the lockfile")}`,
+    )
+    .join("\n");
+}
