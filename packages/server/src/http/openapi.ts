@@ -28,6 +28,7 @@ const OPERATIONS: Operation[] = [
   {
     method: "get",
     path: "/api/v2/prompts",
+    operationId: "listPrompts",
     summary: "List the project's prompts, oldest first",
     query: listQuery,
     status: 200,
@@ -37,6 +38,7 @@ const OPERATIONS: Operation[] = [
   {
     method: "post",
     path: "/api/v2/prompts",
+    operationId: "createPrompt",
     summary: "Create a prompt with its first version",
     body: createPromptBody,
     status: 201,
@@ -46,6 +48,7 @@ const OPERATIONS: Operation[] = [
   {
     method: "get",
     path: "/api/v2/prompts/{id}",
+    operationId: "getPrompt",
     summary: "Read a prompt: production by default",
     query: readQuery,
     status: 200,
@@ -56,6 +59,7 @@ const OPERATIONS: Operation[] = [
   {
     method: "put",
     path: "/api/v2/prompts/{id}",
+    operationId: "savePromptVersion",
     summary: "Save a new version (full content)",
     body: saveVersionBody,
     status: 200,
@@ -65,6 +69,7 @@ const OPERATIONS: Operation[] = [
   {
     method: "delete",
     path: "/api/v2/prompts/{id}",
+    operationId: "deletePrompt",
     summary: "Delete a prompt with all its versions; its id becomes free",
     status: 200,
     response: deletedPrompt,
@@ -73,6 +78,7 @@ const OPERATIONS: Operation[] = [
   {
     method: "post",
     path: "/api/v2/prompts/{id}/publish",
+    operationId: "publishPrompt",
     summary: "Point production at a version (rollback: an older hash)",
     body: publishBody,
     status: 200,
@@ -82,6 +88,7 @@ const OPERATIONS: Operation[] = [
   {
     method: "get",
     path: "/api/v2/prompts/{id}/versions",
+    operationId: "listPromptVersions",
     summary: "List the prompt's versions, newest first",
     status: 200,
     response: versionList,
@@ -90,6 +97,7 @@ const OPERATIONS: Operation[] = [
   {
     method: "post",
     path: "/api/v2/import",
+    operationId: "importPrompt",
     summary:
       "Import one prompt with versions from another instance or project: hashes, messages and times kept; idempotent",
     body: importPromptBody,
@@ -143,6 +151,7 @@ function operation(op: Operation): Record<string, unknown> {
     responses[status] = { $ref: `#/components/responses/Error${status}` };
   }
   return {
+    operationId: op.operationId,
     summary: op.summary,
     security: [{ apiKey: [] }],
     parameters,
@@ -176,6 +185,7 @@ function streamedEventSchema(): Record<string, unknown> {
 /** The change-event stream: not JSON but Server-Sent Events, described by hand (docs/events.md). */
 function eventsOperation(): Record<string, unknown> {
   return {
+    operationId: "streamEvents",
     summary: "Stream the project's change events (Server-Sent Events)",
     description:
       "Opens with `retry:`, then (after any replay) one `ready` event, or `reset` when events after " +
@@ -235,6 +245,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     info: {
       title: "Promptstore API",
       version,
+      license: { name: "MIT", identifier: "MIT" },
       description:
         "Versioned, content-addressed prompts. Every response is an envelope: { success, data } or { success: false, error }.",
     },

@@ -7,6 +7,11 @@ import type { z } from "zod";
 export interface Operation {
   method: "get" | "post" | "put" | "patch" | "delete";
   path: string;
+  /**
+   * Stable and readable (`verbNoun`): generators name their methods by it, so it never changes once released.
+   * test/http/openapi.test.ts holds every one to the pattern and to being unique.
+   */
+  operationId: string;
   summary: string;
   query?: z.ZodObject;
   body?: z.ZodType;

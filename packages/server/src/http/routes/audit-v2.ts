@@ -26,6 +26,7 @@ export const AUDIT_OPERATIONS: Operation[] = [
   {
     method: "get",
     path: "/api/v2/audit",
+    operationId: "listAuditEntries",
     summary: "The project's audit trail, newest first: saves, publishes, deletions, keys, plan changes (publish key)",
     query: auditQuery,
     status: 200,

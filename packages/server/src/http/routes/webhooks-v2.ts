@@ -85,6 +85,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
   {
     method: "get",
     path: "/api/v2/webhooks",
+    operationId: "listWebhooks",
     summary: "List the project's webhook endpoints (secrets are never shown)",
     status: 200,
     response: webhookListOut,
@@ -93,6 +94,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
   {
     method: "post",
     path: "/api/v2/webhooks",
+    operationId: "createWebhook",
     summary: "Create a webhook endpoint; the answer carries its signing secret, this once",
     body: createWebhookBody,
     status: 201,
@@ -102,6 +104,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
   {
     method: "get",
     path: "/api/v2/webhooks/{id}",
+    operationId: "getWebhook",
     summary: "Read a webhook endpoint",
     status: 200,
     response: webhookOut,
@@ -111,6 +114,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
   {
     method: "patch",
     path: "/api/v2/webhooks/{id}",
+    operationId: "updateWebhook",
     summary: "Change a webhook endpoint's url, events, description or enabled",
     body: updateWebhookBody,
     status: 200,
@@ -121,6 +125,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
   {
     method: "delete",
     path: "/api/v2/webhooks/{id}",
+    operationId: "deleteWebhook",
     summary: "Remove a webhook endpoint and its deliveries, pending ones included",
     status: 200,
     response: removedWebhookOut,
@@ -130,6 +135,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
   {
     method: "post",
     path: "/api/v2/webhooks/{id}/rotate-secret",
+    operationId: "rotateWebhookSecret",
     summary: "Replace the signing secret at once; the answer carries the new one, this once",
     body: rotateSecretBody,
     bodyOptional: true,
@@ -141,6 +147,7 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
   {
     method: "get",
     path: "/api/v2/webhooks/{id}/deliveries",
+    operationId: "listWebhookDeliveries",
     summary: "The endpoint's recent deliveries, newest first, with status, attempts and the last answer",
     query: deliveriesQuery,
     status: 200,
