@@ -12,157 +12,10 @@ export interface paths {
       cookie?: never;
     };
     /** List the project's prompts, oldest first */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          cursor?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                project: {
-                  id: string;
-                  name: string;
-                };
-                prompts: {
-                  id: string;
-                  name: string;
-                  description: string;
-                  production_version: string | null;
-                  /** @description SHA-256 hex of the version's canonical content */
-                  latest_version: string;
-                  /**
-                   * Format: date-time
-                   * @description ISO 8601, UTC, milliseconds
-                   */
-                  created_at: string;
-                  /**
-                   * Format: date-time
-                   * @description ISO 8601, UTC, milliseconds
-                   */
-                  updated_at: string;
-                }[];
-                /** @description Present when limit or cursor was given; null at the end */
-                next_cursor?: string | null;
-              };
-            };
-          };
-        };
-        400: components["responses"]["Error400"];
-        401: components["responses"]["Error401"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    get: operations["listPrompts"];
     put?: never;
     /** Create a prompt with its first version */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            /** @description Slug; derived from name when absent */
-            id?: string;
-            /** @description A human name, 1-200 characters; need not be unique */
-            name: string;
-            /** @description What the prompt is for, up to 2000 characters */
-            description?: string;
-            /** @description Content form 1: the ordered sections, 1 to 100; the full content of the version */
-            sections?: {
-              /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
-              title: string;
-              /** @description The section's text; {{ name }} marks a variable the caller fills in */
-              content: string;
-              /** @description Disabled sections are stored and hashed but never assembled. Default true. */
-              enabled?: boolean;
-            }[];
-            /** @description Content form 2: every level-1 heading (# Title) starts a section. */
-            markdown?: string;
-            /** @description Function-calling tools in the chat-completions format; absent means none */
-            tools?: {
-              /**
-               * @description Always "function"
-               * @constant
-               */
-              type: "function";
-              /** @description The function the model may call */
-              function: {
-                /** @description The function's name, unique among the prompt's tools */
-                name: string;
-                /** @description What the function does, for the model */
-                description?: string;
-                /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
-                parameters: {
-                  /** @constant */
-                  type: "object";
-                  properties?: {
-                    [key: string]: unknown;
-                  };
-                  required?: string[];
-                } & {
-                  [key: string]: unknown;
-                };
-              };
-            }[];
-            /** @description A change note kept with the version, up to 1000 characters */
-            message?: string;
-            /** @description Make the first version production. Default false. */
-            publish?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: string;
-                name: string;
-                /** @description SHA-256 hex of the version's canonical content */
-                version: string;
-                published: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                created_at: string;
-              };
-            };
-          };
-        };
-        400: components["responses"]["Error400"];
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        409: components["responses"]["Error409"];
-        413: components["responses"]["Error413"];
-        415: components["responses"]["Error415"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    post: operations["createPrompt"];
     delete?: never;
     options?: never;
     head?: never;
@@ -177,242 +30,12 @@ export interface paths {
       cookie?: never;
     };
     /** Read a prompt: production by default */
-    get: {
-      parameters: {
-        query?: {
-          version?: string;
-          guard?: "true" | "false";
-        };
-        header?: {
-          /** @description An ETag from an earlier read of the same full hash and guard: answered 304 while it matches */
-          "If-None-Match"?: string;
-        };
-        path: {
-          /** @description Prompt id (slug) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            /** @description Only when `version` is a full 64-character hash: `"<hash>.g1"` (guard on) or `"<hash>.g0"`. The version never changes. */
-            ETag?: string;
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: string;
-                name: string;
-                description: string;
-                /** @description Enabled sections assembled as <Tag>…</Tag> blocks, guard appended when on */
-                prompt: string;
-                sections: {
-                  id: string;
-                  title: string;
-                  content: string;
-                  enabled: boolean;
-                }[];
-                /** @description Omitted when the version defines none */
-                tools?: {
-                  /**
-                   * @description Always "function"
-                   * @constant
-                   */
-                  type: "function";
-                  /** @description The function the model may call */
-                  function: {
-                    /** @description The function's name, unique among the prompt's tools */
-                    name: string;
-                    /** @description What the function does, for the model */
-                    description?: string;
-                    /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
-                    parameters: {
-                      /** @constant */
-                      type: "object";
-                      properties?: {
-                        [key: string]: unknown;
-                      };
-                      required?: string[];
-                    } & {
-                      [key: string]: unknown;
-                    };
-                  };
-                }[];
-                variables: string[];
-                /** @description SHA-256 hex of the version's canonical content */
-                version: string;
-                /** @enum {string} */
-                label: "production" | "latest" | "version";
-                production_version: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                updated_at: string;
-              };
-            };
-          };
-        };
-        /** @description Not modified: the ETag matches; no body */
-        304: {
-          headers: {
-            /** @description Only when `version` is a full 64-character hash: `"<hash>.g1"` (guard on) or `"<hash>.g0"`. The version never changes. */
-            ETag?: string;
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        400: components["responses"]["Error400"];
-        401: components["responses"]["Error401"];
-        404: components["responses"]["Error404"];
-        409: components["responses"]["Error409"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    get: operations["getPrompt"];
     /** Save a new version (full content) */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Prompt id (slug) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            /** @description Content form 1: the ordered sections, 1 to 100; the full content of the version */
-            sections?: {
-              /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
-              title: string;
-              /** @description The section's text; {{ name }} marks a variable the caller fills in */
-              content: string;
-              /** @description Disabled sections are stored and hashed but never assembled. Default true. */
-              enabled?: boolean;
-            }[];
-            /** @description Content form 2: every level-1 heading (# Title) starts a section. */
-            markdown?: string;
-            /** @description Function-calling tools in the chat-completions format; absent means none */
-            tools?: {
-              /**
-               * @description Always "function"
-               * @constant
-               */
-              type: "function";
-              /** @description The function the model may call */
-              function: {
-                /** @description The function's name, unique among the prompt's tools */
-                name: string;
-                /** @description What the function does, for the model */
-                description?: string;
-                /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
-                parameters: {
-                  /** @constant */
-                  type: "object";
-                  properties?: {
-                    [key: string]: unknown;
-                  };
-                  required?: string[];
-                } & {
-                  [key: string]: unknown;
-                };
-              };
-            }[];
-            /** @description A change note kept with the version, up to 1000 characters */
-            message?: string;
-            /** @description Also point production at this version. Default false. */
-            publish?: boolean;
-            /** @description The latest version this edit started from; if latest has moved since, the save is refused (409) */
-            base_version?: string;
-            /** @description Renames the prompt; not part of the version */
-            name?: string;
-            /** @description Changes the description; not part of the version */
-            description?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: string;
-                /** @description SHA-256 hex of the version's canonical content */
-                version: string;
-                created: boolean;
-                published: boolean;
-              };
-            };
-          };
-        };
-        400: components["responses"]["Error400"];
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        404: components["responses"]["Error404"];
-        413: components["responses"]["Error413"];
-        415: components["responses"]["Error415"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    put: operations["savePromptVersion"];
     post?: never;
     /** Delete a prompt with all its versions; its id becomes free */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Prompt id (slug) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: string;
-                /**
-                 * @description The prompt, its versions and pointers are gone; the id may be used again
-                 * @constant
-                 */
-                deleted: true;
-              };
-            };
-          };
-        };
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        404: components["responses"]["Error404"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    delete: operations["deletePrompt"];
     options?: never;
     head?: never;
     patch?: never;
@@ -428,52 +51,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Point production at a version (rollback: an older hash) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Prompt id (slug) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: {
-        content: {
-          "application/json": {
-            /** @description latest, a full version hash, or a unique prefix of 7+ characters */
-            version?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: string;
-                /** @description SHA-256 hex of the version's canonical content */
-                version: string;
-                published: boolean;
-              };
-            };
-          };
-        };
-        400: components["responses"]["Error400"];
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        404: components["responses"]["Error404"];
-        409: components["responses"]["Error409"];
-        415: components["responses"]["Error415"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    post: operations["publishPrompt"];
     delete?: never;
     options?: never;
     head?: never;
@@ -488,53 +66,7 @@ export interface paths {
       cookie?: never;
     };
     /** List the prompt's versions, newest first */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Prompt id (slug) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: string;
-                production_version: string | null;
-                /** @description SHA-256 hex of the version's canonical content */
-                latest_version: string;
-                versions: {
-                  /** @description SHA-256 hex of the version's canonical content */
-                  version: string;
-                  message: string | null;
-                  /**
-                   * Format: date-time
-                   * @description ISO 8601, UTC, milliseconds
-                   */
-                  created_at: string;
-                  /** @description Who saved it: user:<e-mail> or key:<key prefix> */
-                  saved_by: string | null;
-                }[];
-              };
-            };
-          };
-        };
-        401: components["responses"]["Error401"];
-        404: components["responses"]["Error404"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    get: operations["listPromptVersions"];
     put?: never;
     post?: never;
     delete?: never;
@@ -553,118 +85,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Import one prompt with versions from another instance or project: hashes, messages and times kept; idempotent */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            /** @description The prompt's id: a slug unique in the project */
-            id: string;
-            /** @description A human name, 1-200 characters; need not be unique */
-            name: string;
-            /** @description What the prompt is for, up to 2000 characters */
-            description?: string;
-            /**
-             * Format: date-time
-             * @description When the prompt was created on the source; used when the import creates it
-             */
-            created_at?: string;
-            /** @description Versions to add, any order; those the prompt already has are left as they are */
-            versions: {
-              /** @description The version's hash; the server recomputes it from the content and refuses a mismatch */
-              version: string;
-              message?: string | null;
-              /**
-               * Format: date-time
-               * @description When the version was saved on the source; kept
-               */
-              created_at: string;
-              /** @description Kept as recorded */
-              saved_by?: string | null;
-              /** @description Content form 1: the ordered sections, 1 to 100; the full content of the version */
-              sections: {
-                /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
-                title: string;
-                /** @description The section's text; {{ name }} marks a variable the caller fills in */
-                content: string;
-                /** @description Disabled sections are stored and hashed but never assembled. Default true. */
-                enabled?: boolean;
-              }[];
-              /** @description Function-calling tools in the chat-completions format; absent means none */
-              tools?: {
-                /**
-                 * @description Always "function"
-                 * @constant
-                 */
-                type: "function";
-                /** @description The function the model may call */
-                function: {
-                  /** @description The function's name, unique among the prompt's tools */
-                  name: string;
-                  /** @description What the function does, for the model */
-                  description?: string;
-                  /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
-                  parameters: {
-                    /** @constant */
-                    type: "object";
-                    properties?: {
-                      [key: string]: unknown;
-                    };
-                    required?: string[];
-                  } & {
-                    [key: string]: unknown;
-                  };
-                };
-              }[];
-            }[];
-            /** @description Points latest at this version (sent in this request or held already); required to create */
-            latest_version?: string;
-            /** @description Points production at this version (sent or held); absent leaves production where it is */
-            production_version?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                id: string;
-                /** @description The prompt did not exist and was created */
-                created: boolean;
-                /** @description Versions added by this request */
-                versions_created: number;
-                /** @description Versions sent that the prompt already had */
-                versions_existing: number;
-                /** @description SHA-256 hex of the version's canonical content */
-                latest_version: string;
-                production_version: string | null;
-                /** @description Production moved */
-                published: boolean;
-              };
-            };
-          };
-        };
-        400: components["responses"]["Error400"];
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        409: components["responses"]["Error409"];
-        413: components["responses"]["Error413"];
-        415: components["responses"]["Error415"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    post: operations["importPrompt"];
     delete?: never;
     options?: never;
     head?: never;
@@ -679,125 +100,10 @@ export interface paths {
       cookie?: never;
     };
     /** List the project's webhook endpoints (secrets are never shown) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                /** @description The project's endpoints, oldest first */
-                webhooks: {
-                  /** @description The endpoint's id: whk_ and 24 hex digits */
-                  id: string;
-                  /** @description Where events are POSTed */
-                  url: string;
-                  /** @description A note for people; empty when none was given */
-                  description: string;
-                  /** @description The event types sent to this endpoint */
-                  events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
-                  /** @description Whether events are queued and sent */
-                  enabled: boolean;
-                  /**
-                   * Format: date-time
-                   * @description ISO 8601, UTC, milliseconds
-                   */
-                  created_at: string;
-                  /**
-                   * Format: date-time
-                   * @description ISO 8601, UTC, milliseconds
-                   */
-                  updated_at: string;
-                }[];
-              };
-            };
-          };
-        };
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    get: operations["listWebhooks"];
     put?: never;
     /** Create a webhook endpoint; the answer carries its signing secret, this once */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            /** @description Where events are POSTed: an http:// or https:// URL without credentials, at most 2048 characters. Private, loopback and link-local addresses are refused unless the server allows them. */
-            url: string;
-            /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted */
-            events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
-            /** @description A note for people: what receives these events, up to 500 characters */
-            description?: string;
-            /** @description Whether new events are queued for this endpoint (and queued ones sent). Default true. */
-            enabled?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                /** @description The endpoint's id: whk_ and 24 hex digits */
-                id: string;
-                /** @description Where events are POSTed */
-                url: string;
-                /** @description A note for people; empty when none was given */
-                description: string;
-                /** @description The event types sent to this endpoint */
-                events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
-                /** @description Whether events are queued and sent */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                updated_at: string;
-                /** @description The signing secret (whsec_ + base64), shown this once: verify each request's webhook-signature with it */
-                secret: string;
-              };
-            };
-          };
-        };
-        400: components["responses"]["Error400"];
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        413: components["responses"]["Error413"];
-        415: components["responses"]["Error415"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    post: operations["createWebhook"];
     delete?: never;
     options?: never;
     head?: never;
@@ -812,171 +118,15 @@ export interface paths {
       cookie?: never;
     };
     /** Read a webhook endpoint */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Webhook endpoint id (whk_…) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                /** @description The endpoint's id: whk_ and 24 hex digits */
-                id: string;
-                /** @description Where events are POSTed */
-                url: string;
-                /** @description A note for people; empty when none was given */
-                description: string;
-                /** @description The event types sent to this endpoint */
-                events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
-                /** @description Whether events are queued and sent */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                updated_at: string;
-              };
-            };
-          };
-        };
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        404: components["responses"]["Error404"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    get: operations["getWebhook"];
     put?: never;
     post?: never;
     /** Remove a webhook endpoint and its deliveries, pending ones included */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Webhook endpoint id (whk_…) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                /** @description The removed endpoint's id */
-                id: string;
-                /**
-                 * @description Always true
-                 * @constant
-                 */
-                removed: true;
-              };
-            };
-          };
-        };
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        404: components["responses"]["Error404"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    delete: operations["deleteWebhook"];
     options?: never;
     head?: never;
     /** Change a webhook endpoint's url, events, description or enabled */
-    patch: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Webhook endpoint id (whk_…) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            /** @description Where events are POSTed: an http:// or https:// URL without credentials, at most 2048 characters. Private, loopback and link-local addresses are refused unless the server allows them. */
-            url?: string;
-            /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted */
-            events?: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
-            /** @description A note for people: what receives these events, up to 500 characters */
-            description?: string;
-            /** @description Whether new events are queued for this endpoint (and queued ones sent). Default true. */
-            enabled?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                /** @description The endpoint's id: whk_ and 24 hex digits */
-                id: string;
-                /** @description Where events are POSTed */
-                url: string;
-                /** @description A note for people; empty when none was given */
-                description: string;
-                /** @description The event types sent to this endpoint */
-                events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
-                /** @description Whether events are queued and sent */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                updated_at: string;
-              };
-            };
-          };
-        };
-        400: components["responses"]["Error400"];
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        404: components["responses"]["Error404"];
-        413: components["responses"]["Error413"];
-        415: components["responses"]["Error415"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    patch: operations["updateWebhook"];
     trace?: never;
   };
   "/api/v2/webhooks/{id}/rotate-secret": {
@@ -989,66 +139,7 @@ export interface paths {
     get?: never;
     put?: never;
     /** Replace the signing secret at once; the answer carries the new one, this once */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Webhook endpoint id (whk_…) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: {
-        content: {
-          "application/json": Record<string, never>;
-        };
-      };
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                /** @description The endpoint's id: whk_ and 24 hex digits */
-                id: string;
-                /** @description Where events are POSTed */
-                url: string;
-                /** @description A note for people; empty when none was given */
-                description: string;
-                /** @description The event types sent to this endpoint */
-                events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
-                /** @description Whether events are queued and sent */
-                enabled: boolean;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                updated_at: string;
-                /** @description The signing secret (whsec_ + base64), shown this once: verify each request's webhook-signature with it */
-                secret: string;
-              };
-            };
-          };
-        };
-        400: components["responses"]["Error400"];
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        404: components["responses"]["Error404"];
-        415: components["responses"]["Error415"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    post: operations["rotateWebhookSecret"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1063,80 +154,7 @@ export interface paths {
       cookie?: never;
     };
     /** The endpoint's recent deliveries, newest first, with status, attempts and the last answer */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          status?: "pending" | "delivered" | "failed";
-        };
-        header?: never;
-        path: {
-          /** @description Webhook endpoint id (whk_…) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                /** @description The endpoint's deliveries, newest first */
-                deliveries: {
-                  /** @description The delivery's id */
-                  id: number;
-                  /** @description The endpoint it goes to */
-                  webhook_id: string;
-                  /** @description The change event; requests carry webhook-id: msg_<event_id> */
-                  event_id: number;
-                  /**
-                   * @description A change event type
-                   * @enum {string}
-                   */
-                  event_type: "prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted";
-                  /** @description The prompt the event is about */
-                  prompt_id: string;
-                  /**
-                   * @description pending (to be attempted), delivered (a 2xx answer) or failed (for good)
-                   * @enum {string}
-                   */
-                  status: "pending" | "delivered" | "failed";
-                  /** @description Attempts made so far */
-                  attempts: number;
-                  /** @description When the next attempt is due; null once delivered or failed */
-                  next_attempt_at: string | null;
-                  /** @description When the last attempt was made; null before the first */
-                  last_attempt_at: string | null;
-                  /** @description The HTTP status of the last answer; null when there was none */
-                  last_response_code: number | null;
-                  /** @description Why the last attempt failed; null when none did or none was made */
-                  last_error: string | null;
-                  /**
-                   * Format: date-time
-                   * @description When the event was recorded and the delivery queued
-                   */
-                  created_at: string;
-                  /** @description When a 2xx answer came; null until then */
-                  delivered_at: string | null;
-                }[];
-              };
-            };
-          };
-        };
-        400: components["responses"]["Error400"];
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        404: components["responses"]["Error404"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    get: operations["listWebhookDeliveries"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1153,65 +171,7 @@ export interface paths {
       cookie?: never;
     };
     /** The project's audit trail, newest first: saves, publishes, deletions, keys, plan changes (publish key) */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          cursor?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Success */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @constant */
-              success: true;
-              data: {
-                entries: {
-                  id: string;
-                  /**
-                   * Format: date-time
-                   * @description ISO 8601, UTC, milliseconds
-                   */
-                  at: string;
-                  /** @description key:<prefix>, user:<e-mail> or cli */
-                  actor: string;
-                  /** @enum {string} */
-                  action:
-                    | "prompt.created"
-                    | "prompt.saved"
-                    | "prompt.published"
-                    | "prompt.deleted"
-                    | "key.created"
-                    | "key.revoked"
-                    | "plan.changed";
-                  /** @description The prompt id, the key id, or the organization id (plan.changed) */
-                  target: string;
-                  /** @description What the action moved from: a version hash (prompts), a key's scope, a plan */
-                  before: string | null;
-                  /** @description What it moved to; `revoked` for a revoked key, null for a deletion */
-                  after: string | null;
-                }[];
-                /** @description Pass it as cursor for the next (older) page; null at the end */
-                next_cursor: string | null;
-              };
-            };
-          };
-        };
-        400: components["responses"]["Error400"];
-        401: components["responses"]["Error401"];
-        403: components["responses"]["Error403"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    get: operations["listAuditEntries"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1231,108 +191,7 @@ export interface paths {
      * Stream the project's change events (Server-Sent Events)
      * @description Opens with `retry:`, then (after any replay) one `ready` event, or `reset` when events after Last-Event-ID are no longer kept. Each change is an SSE event named by its type, with the event's id and its JSON as data. A `: heartbeat` comment every 15 s. See docs/events.md.
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description read: each live event (not a replayed one) also carries, as `read`, the production read (guard on) it leads to, when the prompt still serves it; a client holding the prompt then needs no request */
-          include?: "read";
-        };
-        header?: {
-          /** @description The id of the last event received: the events after it are replayed first */
-          "Last-Event-ID"?: string;
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The stream; every event's data is a PromptEvent (ready and reset carry last_event_id) */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "text/event-stream": {
-              /** @description Increasing within a project, in commit order; the SSE id, and what Last-Event-ID resumes after */
-              id: number;
-              /**
-               * @description What changed
-               * @enum {string}
-               */
-              type: "prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted";
-              /** @description The prompt that changed */
-              prompt_id: string;
-              /** @description The version the change is about: created, saved, now in production, or (deleted) the one production served, else latest */
-              version: string;
-              /** @description What production serves after the change; null if unpublished or deleted */
-              production_version: string | null;
-              /** @description The newest version after the change; null once deleted */
-              latest_version: string | null;
-              /** @description When the change was committed (ISO 8601, UTC) */
-              at: string;
-              /** @description With include=read: the production read (guard on) this event leads to */
-              read?: {
-                id: string;
-                name: string;
-                description: string;
-                /** @description Enabled sections assembled as <Tag>…</Tag> blocks, guard appended when on */
-                prompt: string;
-                sections: {
-                  id: string;
-                  title: string;
-                  content: string;
-                  enabled: boolean;
-                }[];
-                /** @description Omitted when the version defines none */
-                tools?: {
-                  /**
-                   * @description Always "function"
-                   * @constant
-                   */
-                  type: "function";
-                  /** @description The function the model may call */
-                  function: {
-                    /** @description The function's name, unique among the prompt's tools */
-                    name: string;
-                    /** @description What the function does, for the model */
-                    description?: string;
-                    /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
-                    parameters: {
-                      /** @constant */
-                      type: "object";
-                      properties?: {
-                        [key: string]: unknown;
-                      };
-                      required?: string[];
-                    } & {
-                      [key: string]: unknown;
-                    };
-                  };
-                }[];
-                variables: string[];
-                /** @description SHA-256 hex of the version's canonical content */
-                version: string;
-                /** @enum {string} */
-                label: "production" | "latest" | "version";
-                production_version: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                created_at: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601, UTC, milliseconds
-                 */
-                updated_at: string;
-              };
-            };
-          };
-        };
-        401: components["responses"]["Error401"];
-        429: components["responses"]["Error429"];
-      };
-    };
+    get: operations["streamEvents"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1457,4 +316,1163 @@ export interface components {
   pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+  listPrompts: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              project: {
+                id: string;
+                name: string;
+              };
+              prompts: {
+                id: string;
+                name: string;
+                description: string;
+                production_version: string | null;
+                /** @description SHA-256 hex of the version's canonical content */
+                latest_version: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                updated_at: string;
+              }[];
+              /** @description Present when limit or cursor was given; null at the end */
+              next_cursor?: string | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  createPrompt: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Slug; derived from name when absent */
+          id?: string;
+          /** @description A human name, 1-200 characters; need not be unique */
+          name: string;
+          /** @description What the prompt is for, up to 2000 characters */
+          description?: string;
+          /** @description Content form 1: the ordered sections, 1 to 100; the full content of the version */
+          sections?: {
+            /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
+            title: string;
+            /** @description The section's text; {{ name }} marks a variable the caller fills in */
+            content: string;
+            /** @description Disabled sections are stored and hashed but never assembled. Default true. */
+            enabled?: boolean;
+          }[];
+          /** @description Content form 2: every level-1 heading (# Title) starts a section. */
+          markdown?: string;
+          /** @description Function-calling tools in the chat-completions format; absent means none */
+          tools?: {
+            /**
+             * @description Always "function"
+             * @constant
+             */
+            type: "function";
+            /** @description The function the model may call */
+            function: {
+              /** @description The function's name, unique among the prompt's tools */
+              name: string;
+              /** @description What the function does, for the model */
+              description?: string;
+              /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+              parameters: {
+                /** @constant */
+                type: "object";
+                properties?: {
+                  [key: string]: unknown;
+                };
+                required?: string[];
+              } & {
+                [key: string]: unknown;
+              };
+            };
+          }[];
+          /** @description A change note kept with the version, up to 1000 characters */
+          message?: string;
+          /** @description Make the first version production. Default false. */
+          publish?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              name: string;
+              /** @description SHA-256 hex of the version's canonical content */
+              version: string;
+              published: boolean;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      409: components["responses"]["Error409"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  getPrompt: {
+    parameters: {
+      query?: {
+        version?: string;
+        guard?: "true" | "false";
+      };
+      header?: {
+        /** @description An ETag from an earlier read of the same full hash and guard: answered 304 while it matches */
+        "If-None-Match"?: string;
+      };
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          /** @description Only when `version` is a full 64-character hash: `"<hash>.g1"` (guard on) or `"<hash>.g0"`. The version never changes. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              name: string;
+              description: string;
+              /** @description Enabled sections assembled as <Tag>…</Tag> blocks, guard appended when on */
+              prompt: string;
+              sections: {
+                id: string;
+                title: string;
+                content: string;
+                enabled: boolean;
+              }[];
+              /** @description Omitted when the version defines none */
+              tools?: {
+                /**
+                 * @description Always "function"
+                 * @constant
+                 */
+                type: "function";
+                /** @description The function the model may call */
+                function: {
+                  /** @description The function's name, unique among the prompt's tools */
+                  name: string;
+                  /** @description What the function does, for the model */
+                  description?: string;
+                  /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+                  parameters: {
+                    /** @constant */
+                    type: "object";
+                    properties?: {
+                      [key: string]: unknown;
+                    };
+                    required?: string[];
+                  } & {
+                    [key: string]: unknown;
+                  };
+                };
+              }[];
+              variables: string[];
+              /** @description SHA-256 hex of the version's canonical content */
+              version: string;
+              /** @enum {string} */
+              label: "production" | "latest" | "version";
+              production_version: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      /** @description Not modified: the ETag matches; no body */
+      304: {
+        headers: {
+          /** @description Only when `version` is a full 64-character hash: `"<hash>.g1"` (guard on) or `"<hash>.g0"`. The version never changes. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  savePromptVersion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Content form 1: the ordered sections, 1 to 100; the full content of the version */
+          sections?: {
+            /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
+            title: string;
+            /** @description The section's text; {{ name }} marks a variable the caller fills in */
+            content: string;
+            /** @description Disabled sections are stored and hashed but never assembled. Default true. */
+            enabled?: boolean;
+          }[];
+          /** @description Content form 2: every level-1 heading (# Title) starts a section. */
+          markdown?: string;
+          /** @description Function-calling tools in the chat-completions format; absent means none */
+          tools?: {
+            /**
+             * @description Always "function"
+             * @constant
+             */
+            type: "function";
+            /** @description The function the model may call */
+            function: {
+              /** @description The function's name, unique among the prompt's tools */
+              name: string;
+              /** @description What the function does, for the model */
+              description?: string;
+              /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+              parameters: {
+                /** @constant */
+                type: "object";
+                properties?: {
+                  [key: string]: unknown;
+                };
+                required?: string[];
+              } & {
+                [key: string]: unknown;
+              };
+            };
+          }[];
+          /** @description A change note kept with the version, up to 1000 characters */
+          message?: string;
+          /** @description Also point production at this version. Default false. */
+          publish?: boolean;
+          /** @description The latest version this edit started from; if latest has moved since, the save is refused (409) */
+          base_version?: string;
+          /** @description Renames the prompt; not part of the version */
+          name?: string;
+          /** @description Changes the description; not part of the version */
+          description?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @description SHA-256 hex of the version's canonical content */
+              version: string;
+              created: boolean;
+              published: boolean;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  deletePrompt: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /**
+               * @description The prompt, its versions and pointers are gone; the id may be used again
+               * @constant
+               */
+              deleted: true;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  publishPrompt: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": {
+          /** @description latest, a full version hash, or a unique prefix of 7+ characters */
+          version?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @description SHA-256 hex of the version's canonical content */
+              version: string;
+              published: boolean;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listPromptVersions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              production_version: string | null;
+              /** @description SHA-256 hex of the version's canonical content */
+              latest_version: string;
+              versions: {
+                /** @description SHA-256 hex of the version's canonical content */
+                version: string;
+                message: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                created_at: string;
+                /** @description Who saved it: user:<e-mail> or key:<key prefix> */
+                saved_by: string | null;
+              }[];
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  importPrompt: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The prompt's id: a slug unique in the project */
+          id: string;
+          /** @description A human name, 1-200 characters; need not be unique */
+          name: string;
+          /** @description What the prompt is for, up to 2000 characters */
+          description?: string;
+          /**
+           * Format: date-time
+           * @description When the prompt was created on the source; used when the import creates it
+           */
+          created_at?: string;
+          /** @description Versions to add, any order; those the prompt already has are left as they are */
+          versions: {
+            /** @description The version's hash; the server recomputes it from the content and refuses a mismatch */
+            version: string;
+            message?: string | null;
+            /**
+             * Format: date-time
+             * @description When the version was saved on the source; kept
+             */
+            created_at: string;
+            /** @description Kept as recorded */
+            saved_by?: string | null;
+            /** @description Content form 1: the ordered sections, 1 to 100; the full content of the version */
+            sections: {
+              /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
+              title: string;
+              /** @description The section's text; {{ name }} marks a variable the caller fills in */
+              content: string;
+              /** @description Disabled sections are stored and hashed but never assembled. Default true. */
+              enabled?: boolean;
+            }[];
+            /** @description Function-calling tools in the chat-completions format; absent means none */
+            tools?: {
+              /**
+               * @description Always "function"
+               * @constant
+               */
+              type: "function";
+              /** @description The function the model may call */
+              function: {
+                /** @description The function's name, unique among the prompt's tools */
+                name: string;
+                /** @description What the function does, for the model */
+                description?: string;
+                /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+                parameters: {
+                  /** @constant */
+                  type: "object";
+                  properties?: {
+                    [key: string]: unknown;
+                  };
+                  required?: string[];
+                } & {
+                  [key: string]: unknown;
+                };
+              };
+            }[];
+          }[];
+          /** @description Points latest at this version (sent in this request or held already); required to create */
+          latest_version?: string;
+          /** @description Points production at this version (sent or held); absent leaves production where it is */
+          production_version?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @description The prompt did not exist and was created */
+              created: boolean;
+              /** @description Versions added by this request */
+              versions_created: number;
+              /** @description Versions sent that the prompt already had */
+              versions_existing: number;
+              /** @description SHA-256 hex of the version's canonical content */
+              latest_version: string;
+              production_version: string | null;
+              /** @description Production moved */
+              published: boolean;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      409: components["responses"]["Error409"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              /** @description The project's endpoints, oldest first */
+              webhooks: {
+                /** @description The endpoint's id: whk_ and 24 hex digits */
+                id: string;
+                /** @description Where events are POSTed */
+                url: string;
+                /** @description A note for people; empty when none was given */
+                description: string;
+                /** @description The event types sent to this endpoint */
+                events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+                /** @description Whether events are queued and sent */
+                enabled: boolean;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                updated_at: string;
+              }[];
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Where events are POSTed: an http:// or https:// URL without credentials, at most 2048 characters. Private, loopback and link-local addresses are refused unless the server allows them. */
+          url: string;
+          /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted */
+          events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+          /** @description A note for people: what receives these events, up to 500 characters */
+          description?: string;
+          /** @description Whether new events are queued for this endpoint (and queued ones sent). Default true. */
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              /** @description The endpoint's id: whk_ and 24 hex digits */
+              id: string;
+              /** @description Where events are POSTed */
+              url: string;
+              /** @description A note for people; empty when none was given */
+              description: string;
+              /** @description The event types sent to this endpoint */
+              events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+              /** @description Whether events are queued and sent */
+              enabled: boolean;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              updated_at: string;
+              /** @description The signing secret (whsec_ + base64), shown this once: verify each request's webhook-signature with it */
+              secret: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook endpoint id (whk_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              /** @description The endpoint's id: whk_ and 24 hex digits */
+              id: string;
+              /** @description Where events are POSTed */
+              url: string;
+              /** @description A note for people; empty when none was given */
+              description: string;
+              /** @description The event types sent to this endpoint */
+              events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+              /** @description Whether events are queued and sent */
+              enabled: boolean;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook endpoint id (whk_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              /** @description The removed endpoint's id */
+              id: string;
+              /**
+               * @description Always true
+               * @constant
+               */
+              removed: true;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook endpoint id (whk_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Where events are POSTed: an http:// or https:// URL without credentials, at most 2048 characters. Private, loopback and link-local addresses are refused unless the server allows them. */
+          url?: string;
+          /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted */
+          events?: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+          /** @description A note for people: what receives these events, up to 500 characters */
+          description?: string;
+          /** @description Whether new events are queued for this endpoint (and queued ones sent). Default true. */
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              /** @description The endpoint's id: whk_ and 24 hex digits */
+              id: string;
+              /** @description Where events are POSTed */
+              url: string;
+              /** @description A note for people; empty when none was given */
+              description: string;
+              /** @description The event types sent to this endpoint */
+              events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+              /** @description Whether events are queued and sent */
+              enabled: boolean;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Webhook endpoint id (whk_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              /** @description The endpoint's id: whk_ and 24 hex digits */
+              id: string;
+              /** @description Where events are POSTed */
+              url: string;
+              /** @description A note for people; empty when none was given */
+              description: string;
+              /** @description The event types sent to this endpoint */
+              events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+              /** @description Whether events are queued and sent */
+              enabled: boolean;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              updated_at: string;
+              /** @description The signing secret (whsec_ + base64), shown this once: verify each request's webhook-signature with it */
+              secret: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        limit?: number;
+        status?: "pending" | "delivered" | "failed";
+      };
+      header?: never;
+      path: {
+        /** @description Webhook endpoint id (whk_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              /** @description The endpoint's deliveries, newest first */
+              deliveries: {
+                /** @description The delivery's id */
+                id: number;
+                /** @description The endpoint it goes to */
+                webhook_id: string;
+                /** @description The change event; requests carry webhook-id: msg_<event_id> */
+                event_id: number;
+                /**
+                 * @description A change event type
+                 * @enum {string}
+                 */
+                event_type: "prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted";
+                /** @description The prompt the event is about */
+                prompt_id: string;
+                /**
+                 * @description pending (to be attempted), delivered (a 2xx answer) or failed (for good)
+                 * @enum {string}
+                 */
+                status: "pending" | "delivered" | "failed";
+                /** @description Attempts made so far */
+                attempts: number;
+                /** @description When the next attempt is due; null once delivered or failed */
+                next_attempt_at: string | null;
+                /** @description When the last attempt was made; null before the first */
+                last_attempt_at: string | null;
+                /** @description The HTTP status of the last answer; null when there was none */
+                last_response_code: number | null;
+                /** @description Why the last attempt failed; null when none did or none was made */
+                last_error: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the event was recorded and the delivery queued
+                 */
+                created_at: string;
+                /** @description When a 2xx answer came; null until then */
+                delivered_at: string | null;
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listAuditEntries: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              entries: {
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                at: string;
+                /** @description key:<prefix>, user:<e-mail> or cli */
+                actor: string;
+                /** @enum {string} */
+                action:
+                  | "prompt.created"
+                  | "prompt.saved"
+                  | "prompt.published"
+                  | "prompt.deleted"
+                  | "key.created"
+                  | "key.revoked"
+                  | "plan.changed";
+                /** @description The prompt id, the key id, or the organization id (plan.changed) */
+                target: string;
+                /** @description What the action moved from: a version hash (prompts), a key's scope, a plan */
+                before: string | null;
+                /** @description What it moved to; `revoked` for a revoked key, null for a deletion */
+                after: string | null;
+              }[];
+              /** @description Pass it as cursor for the next (older) page; null at the end */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  streamEvents: {
+    parameters: {
+      query?: {
+        /** @description read: each live event (not a replayed one) also carries, as `read`, the production read (guard on) it leads to, when the prompt still serves it; a client holding the prompt then needs no request */
+        include?: "read";
+      };
+      header?: {
+        /** @description The id of the last event received: the events after it are replayed first */
+        "Last-Event-ID"?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The stream; every event's data is a PromptEvent (ready and reset carry last_event_id) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/event-stream": {
+            /** @description Increasing within a project, in commit order; the SSE id, and what Last-Event-ID resumes after */
+            id: number;
+            /**
+             * @description What changed
+             * @enum {string}
+             */
+            type: "prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted";
+            /** @description The prompt that changed */
+            prompt_id: string;
+            /** @description The version the change is about: created, saved, now in production, or (deleted) the one production served, else latest */
+            version: string;
+            /** @description What production serves after the change; null if unpublished or deleted */
+            production_version: string | null;
+            /** @description The newest version after the change; null once deleted */
+            latest_version: string | null;
+            /** @description When the change was committed (ISO 8601, UTC) */
+            at: string;
+            /** @description With include=read: the production read (guard on) this event leads to */
+            read?: {
+              id: string;
+              name: string;
+              description: string;
+              /** @description Enabled sections assembled as <Tag>…</Tag> blocks, guard appended when on */
+              prompt: string;
+              sections: {
+                id: string;
+                title: string;
+                content: string;
+                enabled: boolean;
+              }[];
+              /** @description Omitted when the version defines none */
+              tools?: {
+                /**
+                 * @description Always "function"
+                 * @constant
+                 */
+                type: "function";
+                /** @description The function the model may call */
+                function: {
+                  /** @description The function's name, unique among the prompt's tools */
+                  name: string;
+                  /** @description What the function does, for the model */
+                  description?: string;
+                  /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+                  parameters: {
+                    /** @constant */
+                    type: "object";
+                    properties?: {
+                      [key: string]: unknown;
+                    };
+                    required?: string[];
+                  } & {
+                    [key: string]: unknown;
+                  };
+                };
+              }[];
+              variables: string[];
+              /** @description SHA-256 hex of the version's canonical content */
+              version: string;
+              /** @enum {string} */
+              label: "production" | "latest" | "version";
+              production_version: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      429: components["responses"]["Error429"];
+    };
+  };
+}
