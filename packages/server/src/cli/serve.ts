@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { buildApp } from "../http/app.js";
 import { loggerOptions } from "../http/request-log.js";
-import { createRateLimiter } from "../ratelimit/shared.js";
+import { createRateLimiter } from "../ratelimit/across-instances.js";
 import { bootstrapIfEmpty } from "../service/bootstrap.js";
 import { emit } from "./output.js";
 import { openStoreWhenReachable } from "./wait-for-store.js";

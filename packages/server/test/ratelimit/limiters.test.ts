@@ -4,9 +4,9 @@
  * stand-in instead of failing requests (README, "Rate limits").
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { createRateLimiter } from "../../src/ratelimit/across-instances.js";
 import { memoryRateLimiter } from "../../src/ratelimit/flexible.js";
 import type { RateLimiter } from "../../src/ratelimit/limiter.js";
-import { createRateLimiter } from "../../src/ratelimit/shared.js";
 import { DATABASES, freshStore } from "../support/databases.js";
 import { type TcpProxy, tcpProxy } from "../support/tcp-proxy.js";
 
