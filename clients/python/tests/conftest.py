@@ -73,3 +73,29 @@ def pg() -> Iterator[Fixture]:
 
 
 Make = Callable[..., Promptstore]
+
+_free: "dict[str, object]" = {}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The free plan's rate limit counts a minute from a window's first request: the server of the 429 test
+    starts now and makes that request, so that by the time the test (the last file) runs, much of the
+    minute it must wait out has passed while the other tests ran."""
+    database = SqliteDatabase()
+    server = Server(database.url, {"PROMPTSTORE_DEFAULT_PLAN": "free"})
+    from support import SECTIONS, call
+
+    call(server.url, server.key, "POST", "/api/v2/prompts", {"name": "Limited", "sections": SECTIONS})
+    _free.update(database=database, server=server)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _free:
+        _free["server"].stop()  # type: ignore[attr-defined]
+        _free["database"].drop()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def free_server() -> Server:
+    """A server on the free plan (60 requests a minute) holding the prompt ``limited``, its window started."""
+    return _free["server"]  # type: ignore[return-value]
