@@ -1,6 +1,5 @@
 import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis } from "rate-limiter-flexible";
-import { resilientPool } from "../store/dialects/postgres.js";
 import type { Store } from "../store/index.js";
 import { FlexibleRateLimiter, memoryRateLimiter } from "./flexible.js";
 import type { RateLimiter } from "./limiter.js";
@@ -50,9 +49,9 @@ export async function createRateLimiter(options: {
     );
   }
 
-  if (options.store.dialect === "postgres" && options.databaseUrl) {
-    // While the database is away its counts fail, and the in-process stand-in answers: nothing to report.
-    const pool = resilientPool(options.databaseUrl, 4, () => {});
+  // The database the instances already share, where it is shared (PostgreSQL).
+  const pool = options.databaseUrl ? options.store.operations.sharedCounters(options.databaseUrl, 4) : undefined;
+  if (pool) {
     return new FlexibleRateLimiter(
       "postgres",
       ({ points, duration, keyPrefix }) =>

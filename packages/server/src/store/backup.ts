@@ -71,42 +71,9 @@ async function latestMigration(): Promise<string> {
     .at(-1) as string;
 }
 
-/** The highest id each id sequence has handed out (AUTOINCREMENT on SQLite, bigserial on PostgreSQL). */
-async function readSequences(
-  trx: Transaction<Database>,
-  store: Store,
-  tables: string[],
-): Promise<Record<string, number>> {
-  const sequences: Record<string, number> = {};
-  if (store.dialect === "sqlite") {
-    const rows = await sql<{ name: string; seq: number }>`select name, seq from sqlite_sequence`.execute(trx);
-    for (const row of rows.rows) if (tables.includes(row.name)) sequences[row.name] = Number(row.seq);
-    return sequences;
-  }
-  for (const table of tables) {
-    const name = await serialSequence(trx, table);
-    if (!name) continue;
-    const state = await sql<{ last_value: string; is_called: boolean }>`
-      select last_value, is_called from ${sql.table(name)}`.execute(trx);
-    const row = state.rows[0];
-    if (row) sequences[table] = row.is_called ? Number(row.last_value) : Number(row.last_value) - 1;
-  }
-  return sequences;
-}
-
-async function serialSequence(db: Kysely<any>, table: string): Promise<string | undefined> {
-  const columns = await sql<{ n: number }>`
-    select count(*)::int as n from information_schema.columns
-    where table_schema = current_schema() and table_name = ${table} and column_name = 'id'`.execute(db);
-  if (columns.rows[0]?.n !== 1) return undefined;
-  const result = await sql<{ seq: string | null }>`select pg_get_serial_sequence(${table}, 'id') as seq`.execute(db);
-  return result.rows[0]?.seq ?? undefined;
-}
-
 /**
- * Writes every row of the store to `file` (JSON Lines) from one snapshot: a REPEATABLE READ transaction on
- * PostgreSQL, a read transaction on SQLite (in WAL mode it sees the database as of its first read, while the
- * server goes on writing). The file appears only once complete (written beside it, then renamed), readable by
+ * Writes every row of the store to `file` (JSON Lines) from one snapshot (the dialect's: a REPEATABLE READ
+ * transaction on PostgreSQL, a read transaction in WAL mode on SQLite), while the server goes on writing. The file appears only once complete (written beside it, then renamed), readable by
  * its owner only: it holds key hashes, password hashes and webhook signing secrets.
  */
 export async function backupStore(store: Store, file: string): Promise<BackupSummary> {
@@ -119,10 +86,7 @@ export async function backupStore(store: Store, file: string): Promise<BackupSum
   try {
     const tables = await tablesOf(store.db);
     const migration = await latestMigration();
-    let transaction = store.db.transaction();
-    if (store.dialect === "postgres") transaction = transaction.setIsolationLevel("repeatable read");
-    await transaction.execute(async (trx) => {
-      if (store.dialect === "postgres") await sql`set transaction read only`.execute(trx);
+    await store.operations.snapshot(store.db, async (trx) => {
       // The snapshot starts with the first read: the sequences are read inside it too.
       const header: BackupHeader = {
         format: BACKUP_FORMAT,
@@ -130,7 +94,7 @@ export async function backupStore(store: Store, file: string): Promise<BackupSum
         source: store.dialect,
         migration,
         created_at: new Date().toISOString(),
-        sequences: await readSequences(trx, store, tables),
+        sequences: await store.operations.readSequences(trx, tables),
       };
       await write(header);
       for (const table of tables) {
@@ -265,14 +229,6 @@ async function restoreSequences(trx: Transaction<Database>, store: Store, sequen
   for (const [table, seq] of Object.entries(sequences)) {
     const max = await sql<{ max: string | number | null }>`select max(id) as max from ${sql.table(table)}`.execute(trx);
     const value = Math.max(seq, Number(max.rows[0]?.max ?? 0));
-    if (store.dialect === "sqlite") {
-      const updated = await sql`update sqlite_sequence set seq = ${value} where name = ${table}`.execute(trx);
-      if (Number(updated.numAffectedRows ?? 0) === 0) {
-        await sql`insert into sqlite_sequence (name, seq) values (${table}, ${value})`.execute(trx);
-      }
-    } else {
-      const name = await serialSequence(any(trx), table);
-      if (name && value > 0) await sql`select setval(${name}, ${value}, true)`.execute(trx);
-    }
+    await store.operations.restoreSequence(trx, table, value);
   }
 }

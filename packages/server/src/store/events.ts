@@ -1,6 +1,6 @@
 import type { EventType, PromptEvent } from "@promptstore/core/events";
-import { type Kysely, sql } from "kysely";
-import type { DialectName } from "./dialect-name.js";
+import type { Kysely } from "kysely";
+import type { DialectOperations } from "./dialects/operations.js";
 import type { Database } from "./schema.js";
 
 /** An event as a mutation describes it, before the store gives it an id. */
@@ -29,22 +29,21 @@ function toEvent(row: {
 }
 
 /**
- * The events log. Within a project, ids follow commit order: on PostgreSQL a writer takes a per-project
- * transaction lock before it draws its ids and holds it until commit, so no reader can see id N+1 committed
- * while N is still to come (SQLite has one writer at a time anyway). "Everything after N" is then exact.
+ * The events log. Within a project, ids follow commit order: a writer takes the project's events lock
+ * (`lockEvents`: a transaction lock on PostgreSQL; SQLite has one writer at a time anyway) before it draws
+ * its ids and holds it until commit, so no reader can see id N+1 committed while N is still to come.
+ * "Everything after N" is then exact.
  */
 export class EventStore {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly dialect: DialectName,
+    private readonly dialect: Pick<DialectOperations, "lockEvents">,
   ) {}
 
   /** Records events in the transaction `db` is in; returns them with their ids. */
   async append(db: Kysely<Database>, projectId: string, events: NewEvent[]): Promise<PromptEvent[]> {
     if (events.length === 0) return [];
-    if (this.dialect === "postgres") {
-      await sql`select pg_advisory_xact_lock(hashtext(${`promptstore events ${projectId}`}))`.execute(db);
-    }
+    await this.dialect.lockEvents(db, projectId);
     const recorded: PromptEvent[] = [];
     for (const event of events) {
       const row = await db

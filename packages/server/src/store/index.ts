@@ -1,19 +1,19 @@
 import { Kysely, Migrator } from "kysely";
-import { type ChangeChannel, DEFAULT_INVALIDATION_TIMEOUT_MS } from "./change-channel.js";
+import type { ChangeChannel } from "./change-channel.js";
 import { CompiledQueries } from "./compiled-queries.js";
 import type { DialectName } from "./dialect-name.js";
 import { guardedDialect } from "./dialects/guarded.js";
-import { postgresDialect } from "./dialects/postgres.js";
-import { sqliteDialect } from "./dialects/sqlite.js";
+import type { DialectOperations, OpenOptions, PoolUsage } from "./dialects/operations.js";
+import { postgresOperations } from "./dialects/postgres.js";
+import { sqliteOperations } from "./dialects/sqlite.js";
 import { EventStore } from "./events.js";
 import { DatabaseUnavailable } from "./faults.js";
 import { DatabaseHealth } from "./health.js";
 import { migrationProvider } from "./migrations/index.js";
-import { postgresChannel } from "./postgres-channel.js";
 import type { Database } from "./schema.js";
-import { sqliteChannel } from "./sqlite-channel.js";
 
 export type { DialectName } from "./dialect-name.js";
+export type { DialectOperations, PoolUsage } from "./dialects/operations.js";
 
 export interface Store {
   readonly db: Kysely<Database>;
@@ -24,6 +24,8 @@ export interface Store {
   /** The change events log (events stream, webhooks). */
   readonly events: EventStore;
   readonly dialect: DialectName;
+  /** What this store's database does its own way (locks, snapshots, sequences, shared counters). */
+  readonly operations: DialectOperations;
   /** A URL without credentials, for logs. */
   readonly location: string;
   /** Whether the database answers; its faults and recoveries, for the log and metrics. */
@@ -39,61 +41,33 @@ export function dialectOf(databaseUrl: string | undefined): DialectName {
   return databaseUrl !== undefined && /^postgres(ql)?:\/\//.test(databaseUrl) ? "postgres" : "sqlite";
 }
 
+const OPERATIONS: Record<DialectName, DialectOperations> = { sqlite: sqliteOperations, postgres: postgresOperations };
+
 function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, "//***@");
 }
 
-export interface PoolUsage {
-  /** The most connections the pool may open (1 on SQLite: one connection, one statement at a time). */
-  max: number;
-  /** Connections open now. */
-  open: number;
-  /** Open and not lent out; undefined where the driver does not say (SQLite). */
-  idle?: number;
-  /** Queries waiting for a connection; undefined where the driver does not say (SQLite). */
-  waiting?: number;
-}
-
-export interface StoreOptions {
-  poolSize?: number;
-  /** How long a write waits for the other instances to drop what it made stale (PostgreSQL). */
-  invalidationTimeoutMs?: number;
-}
+export type StoreOptions = OpenOptions;
 
 /** Opens the database a `DATABASE_URL` names and brings its schema up to date. */
 export async function openStore(databaseUrl: string | undefined, options: StoreOptions = {}): Promise<Store> {
   const dialect = dialectOf(databaseUrl);
+  const operations = OPERATIONS[dialect];
   const location = databaseUrl || DEFAULT_SQLITE_PATH;
   const health = new DatabaseHealth();
-  // A pool on PostgreSQL; on SQLite the one connection, which the compiled queries also read on directly.
-  const {
-    dialect: driver,
-    pool,
-    database,
-    commitCheck,
-  } = dialect === "postgres"
-    ? { ...postgresDialect(location, options.poolSize ?? 10, (error) => health.failed(error)), database: undefined }
-    : { ...opening(health, () => sqliteDialect(location)), pool: undefined, commitCheck: undefined };
-  const db = new Kysely<Database>({ dialect: guardedDialect(driver, health, commitCheck) });
-  const channel =
-    dialect === "postgres"
-      ? postgresChannel(location, {
-          timeoutMs: options.invalidationTimeoutMs ?? DEFAULT_INVALIDATION_TIMEOUT_MS,
-          health,
-        })
-      : sqliteChannel(db);
+  const opened = operations.open(location, options, health);
+  const db = new Kysely<Database>({ dialect: guardedDialect(opened.driver, health, opened.commitCheck) });
+  const channel = opened.channel(db);
   const store: Store = {
     db,
     dialect,
-    queries: new CompiledQueries(health, database),
+    operations,
+    queries: new CompiledQueries(health, opened.direct),
     channel,
-    events: new EventStore(db, dialect),
+    events: new EventStore(db, operations),
     location: redact(location),
     health,
-    poolUsage: () =>
-      pool
-        ? { max: pool.options.max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }
-        : { max: 1, open: 1 },
+    poolUsage: () => opened.poolUsage(),
     close: async () => {
       await channel.close();
       await db.destroy();
@@ -106,15 +80,6 @@ export async function openStore(databaseUrl: string | undefined, options: StoreO
     throw error;
   }
   return store;
-}
-
-/** Opening SQLite writes at once (WAL mode): a read-only or full disk fails here, as the fault it is. */
-function opening<T>(health: DatabaseHealth, open: () => T): T {
-  try {
-    return open();
-  } catch (error) {
-    throw health.failed(error);
-  }
 }
 
 export async function migrate(db: Kysely<Database>): Promise<void> {

@@ -1,6 +1,10 @@
-import { CompiledQuery, PostgresDialect } from "kysely";
+import { CompiledQuery, type Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
+import { DEFAULT_INVALIDATION_TIMEOUT_MS } from "../change-channel.js";
+import { postgresChannel } from "../postgres-channel.js";
+import type { Database } from "../schema.js";
 import type { CommitCheck } from "./guarded.js";
+import type { DialectOperations } from "./operations.js";
 
 /** How long taking a new connection may wait; past it the request gets its 503 rather than hanging. */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -65,3 +69,71 @@ export function postgresDialect(
   const pool = resilientPool(url, poolSize, onError);
   return { dialect: new PostgresDialect({ pool }), pool, commitCheck: commitCheck(pool) };
 }
+
+/** The name of `table`'s id sequence (bigserial), if it has an `id` column with one. */
+async function serialSequence(db: Kysely<Database>, table: string): Promise<string | undefined> {
+  const columns = await sql<{ n: number }>`
+    select count(*)::int as n from information_schema.columns
+    where table_schema = current_schema() and table_name = ${table} and column_name = 'id'`.execute(db);
+  if (columns.rows[0]?.n !== 1) return undefined;
+  const result = await sql<{ seq: string | null }>`select pg_get_serial_sequence(${table}, 'id') as seq`.execute(db);
+  return result.rows[0]?.seq ?? undefined;
+}
+
+/** A pool of connections shared by every instance of a deployment. */
+export const postgresOperations: DialectOperations = {
+  name: "postgres",
+  open(location, options, health) {
+    const { dialect, pool, commitCheck } = postgresDialect(location, options.poolSize ?? 10, (error) =>
+      health.failed(error),
+    );
+    return {
+      driver: dialect,
+      commitCheck,
+      channel: () =>
+        postgresChannel(location, {
+          timeoutMs: options.invalidationTimeoutMs ?? DEFAULT_INVALIDATION_TIMEOUT_MS,
+          health,
+        }),
+      poolUsage: () => ({
+        max: pool.options.max,
+        open: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+      }),
+    };
+  },
+  // Writers on other connections commit in any order: a transaction lock per project, held until commit,
+  // queues the project's writers before they draw their ids.
+  async lockEvents(db, projectId) {
+    await sql`select pg_advisory_xact_lock(hashtext(${`promptstore events ${projectId}`}))`.execute(db);
+  },
+  // REPEATABLE READ: one snapshot, taken at the first read, for the whole transaction.
+  snapshot: (db, work) =>
+    db
+      .transaction()
+      .setIsolationLevel("repeatable read")
+      .execute(async (trx) => {
+        await sql`set transaction read only`.execute(trx);
+        return work(trx);
+      }),
+  async readSequences(db, tables) {
+    const sequences: Record<string, number> = {};
+    for (const table of tables) {
+      const name = await serialSequence(db, table);
+      if (!name) continue;
+      const state = await sql<{ last_value: string; is_called: boolean }>`
+        select last_value, is_called from ${sql.table(name)}`.execute(db);
+      const row = state.rows[0];
+      if (row) sequences[table] = row.is_called ? Number(row.last_value) : Number(row.last_value) - 1;
+    }
+    return sequences;
+  },
+  async restoreSequence(db, table, value) {
+    const name = await serialSequence(db, table);
+    if (name && value > 0) await sql`select setval(${name}, ${value}, true)`.execute(db);
+  },
+  // While the database is away its counts fail, and the rate limiter's in-process stand-in answers: nothing
+  // to report.
+  sharedCounters: (url, max) => resilientPool(url, max, () => {}),
+};

@@ -1,8 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
-import { type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
+import { type SqliteDatabase, SqliteDialect, type SqliteStatement, sql } from "kysely";
 import { LRUCache } from "lru-cache";
+import type { DatabaseHealth } from "../health.js";
+import { sqliteChannel } from "../sqlite-channel.js";
+import type { DialectOperations } from "./operations.js";
 
 /**
  * Kysely's SQLite driver prepares every statement anew; our queries come from a fixed set of shapes, so
@@ -36,3 +39,43 @@ export function sqliteDialect(path: string): { dialect: SqliteDialect; database:
   database.pragma("busy_timeout = 5000");
   return { dialect: new SqliteDialect({ database: withStatementCache(database) }), database };
 }
+
+/** Opening SQLite writes at once (WAL mode): a read-only or full disk fails here, as the fault it is. */
+function opening<T>(health: DatabaseHealth, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    throw health.failed(error);
+  }
+}
+
+/** One file, one connection, one writer at a time. */
+export const sqliteOperations: DialectOperations = {
+  name: "sqlite",
+  open(location, _options, health) {
+    const { dialect, database } = opening(health, () => sqliteDialect(location));
+    return {
+      driver: dialect,
+      direct: database,
+      channel: (db) => sqliteChannel(db),
+      poolUsage: () => ({ max: 1, open: 1 }),
+    };
+  },
+  // One writer at a time holds the whole database until it commits: events are already in commit order.
+  lockEvents: async () => {},
+  // In WAL mode a read transaction sees the database as of its first read, while the server goes on writing.
+  snapshot: (db, work) => db.transaction().execute(work),
+  async readSequences(db, tables) {
+    const sequences: Record<string, number> = {};
+    const rows = await sql<{ name: string; seq: number }>`select name, seq from sqlite_sequence`.execute(db);
+    for (const row of rows.rows) if (tables.includes(row.name)) sequences[row.name] = Number(row.seq);
+    return sequences;
+  },
+  async restoreSequence(db, table, value) {
+    const updated = await sql`update sqlite_sequence set seq = ${value} where name = ${table}`.execute(db);
+    if (Number(updated.numAffectedRows ?? 0) === 0) {
+      await sql`insert into sqlite_sequence (name, seq) values (${table}, ${value})`.execute(db);
+    }
+  },
+  sharedCounters: () => undefined,
+};

@@ -1,0 +1,64 @@
+import type { Dialect, Kysely } from "kysely";
+import type pg from "pg";
+import type { ChangeChannel } from "../change-channel.js";
+import type { DirectConnection } from "../compiled-queries.js";
+import type { DialectName } from "../dialect-name.js";
+import type { DatabaseHealth } from "../health.js";
+import type { Database } from "../schema.js";
+import type { CommitCheck } from "./guarded.js";
+
+export interface PoolUsage {
+  /** The most connections the pool may open (1 on SQLite: one connection, one statement at a time). */
+  max: number;
+  /** Connections open now. */
+  open: number;
+  /** Open and not lent out; undefined where the driver does not say (SQLite). */
+  idle?: number;
+  /** Queries waiting for a connection; undefined where the driver does not say (SQLite). */
+  waiting?: number;
+}
+
+export interface OpenOptions {
+  poolSize?: number;
+  /** How long a write waits for the other instances to drop what it made stale (PostgreSQL). */
+  invalidationTimeoutMs?: number;
+}
+
+/** A database as a dialect opened it: what the store builds Kysely, its queries and its channel from. */
+export interface OpenedDatabase {
+  driver: Dialect;
+  /** How an interrupted COMMIT's fate is learnt, where the dialect can (PostgreSQL). */
+  commitCheck?: CommitCheck;
+  /** The one connection the compiled queries may read on directly, where there is one (SQLite). */
+  direct?: DirectConnection;
+  /** Tells the other processes on this database what changed; built once Kysely is. */
+  channel(db: Kysely<Database>): ChangeChannel;
+  /** The connections held and how they are used, for the metrics. */
+  poolUsage(): PoolUsage;
+}
+
+/**
+ * Everything the store does differently on SQLite and on PostgreSQL, one implementation each
+ * (`dialects/sqlite.ts`, `dialects/postgres.ts`). The code above calls these and never asks which database
+ * it is on; a new difference is a new operation here, written once per dialect.
+ */
+export interface DialectOperations {
+  readonly name: DialectName;
+  open(location: string, options: OpenOptions, health: DatabaseHealth): OpenedDatabase;
+  /**
+   * Holds the project's events lock until the transaction `db` is in ends, taken before the events' ids are
+   * drawn: no reader can then see id N+1 committed while N is still to come.
+   */
+  lockEvents(db: Kysely<Database>, projectId: string): Promise<void>;
+  /** Runs `work` in a read transaction that sees one snapshot of the database while others go on writing. */
+  snapshot<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** The highest id each id sequence among `tables` has handed out, read in the transaction `db` is in. */
+  readSequences(db: Kysely<Database>, tables: string[]): Promise<Record<string, number>>;
+  /** Sets `table`'s id sequence to `value`: the next id it hands out is above it. */
+  restoreSequence(db: Kysely<Database>, table: string, value: number): Promise<void>;
+  /**
+   * Connections to count rate limits on, shared by every instance of the deployment; undefined where the
+   * database has one server anyway (SQLite), whose limits are then kept in its process.
+   */
+  sharedCounters(url: string, max: number): pg.Pool | undefined;
+}
