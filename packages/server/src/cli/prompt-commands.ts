@@ -36,7 +36,7 @@ export async function withPrompts<T>(
     const org = await tenants.findOrganization(project.org_id);
     if (!org) throw new CliError(`project ${projectRef} not found`);
     const prompts = new PromptService(store, new ChangeBus(), { guardText: config.PROMPTSTORE_GUARD_TEXT });
-    const webhooks = new WebhookService(new WebhookStore(store.db, store.dialect), {
+    const webhooks = new WebhookService(new WebhookStore(store.db), {
       allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
     });
     prompts.addEventSink(webhooks.sink);

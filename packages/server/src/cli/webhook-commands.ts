@@ -32,7 +32,7 @@ async function withWebhooks<T>(work: (webhooks: WebhookService, tenants: TenantS
   const config = loadConfig();
   const store = await openStore(config.DATABASE_URL);
   try {
-    const webhooks = new WebhookService(new WebhookStore(store.db, store.dialect), {
+    const webhooks = new WebhookService(new WebhookStore(store.db), {
       allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
     });
     return await work(webhooks, new TenantStore(store.db));

@@ -26,7 +26,7 @@ export interface WebhookDeps {
  */
 export function registerWebhooks(server: FastifyInstance, deps: WebhookDeps): WebhookService {
   const { config } = deps;
-  const webhooks = new WebhookService(new WebhookStore(deps.store.db, deps.store.dialect), {
+  const webhooks = new WebhookService(new WebhookStore(deps.store.db), {
     allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
   });
   deps.prompts.addEventSink(webhooks.sink);

@@ -19,6 +19,7 @@ import {
   type VersionDocument,
   type VersionRow,
 } from "./prompt-rows.js";
+import { lockRow } from "./row-lock.js";
 import type { Database } from "./schema.js";
 
 /** Given each change's events inside its transaction, with the transaction's connection. */
@@ -131,14 +132,9 @@ export class ProjectStore {
       .execute();
   }
 
-  /** Takes the prompt row's write lock for the rest of the transaction (a no-op update, in both dialects). */
+  /** Takes the prompt row's write lock for the rest of the transaction (row-lock.ts says how, and why so). */
   async lockPrompt(promptId: string): Promise<void> {
-    await this.db
-      .updateTable("prompts")
-      .set((eb) => ({ updated_at: eb.ref("updated_at") }))
-      .where("project_id", "=", this.projectId)
-      .where("id", "=", promptId)
-      .execute();
+    await lockRow(this.db, "prompts", { project_id: this.projectId, id: promptId });
   }
 
   async getPrompt(promptId: string): Promise<PromptRow | undefined> {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { EventType, PromptEvent } from "@promptstore/core/events";
 import type { DeliveryStatus, DeliveryView, WebhookPayload, WebhookView } from "@promptstore/core/webhooks";
 import { type Kysely, type Selectable, sql } from "kysely";
-import type { DialectName } from "./index.js";
+import { lockRow } from "./row-lock.js";
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from "./schema.js";
 
 export type EndpointRow = WebhookEndpointsTable;
@@ -102,10 +102,7 @@ export interface AttemptOutcome {
 
 /** Endpoints and their deliveries. Every endpoint query names its project: another project's is not found. */
 export class WebhookStore {
-  constructor(
-    readonly db: Kysely<Database>,
-    private readonly dialect: DialectName,
-  ) {}
+  constructor(readonly db: Kysely<Database>) {}
 
   listEndpoints(projectId: string): Promise<EndpointRow[]> {
     return this.db
@@ -140,9 +137,7 @@ export class WebhookStore {
   async createEndpoint(row: EndpointRow, cap: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       // Concurrent creates in one project queue on the project's row, so the cap holds.
-      if (this.dialect === "postgres") {
-        await sql`select id from projects where id = ${row.project_id} for update`.execute(trx);
-      }
+      await lockRow(trx, "projects", { id: row.project_id });
       const counted = await trx
         .selectFrom("webhook_endpoints")
         .select((eb) => eb.fn.countAll().as("n"))

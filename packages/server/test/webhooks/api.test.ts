@@ -163,6 +163,22 @@ describe.each(DATABASES)("webhooks API ($name)", (database: TestDatabase) => {
     ).toBe(201);
   });
 
+  it("holds the 20-endpoint cap when 30 creates race: exactly 20 are made, the rest refused", async () => {
+    const unlimited = await t.newProject({ plan: "unlimited" });
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        t.request("POST", "/api/v2/webhooks", {
+          key: unlimited.key,
+          body: { url: `https://hooks.example.com/${i}`, events: ["prompt.published"] },
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array(20).fill(201), ...Array(10).fill(403)]);
+    const listed = await t.request("GET", "/api/v2/webhooks", { key: unlimited.key });
+    expect(listed.body.data.webhooks).toHaveLength(20);
+  });
+
   it("keeps each project's endpoints to its own key: another project's key gets 404, no key 401", async () => {
     const created = await t.request("POST", "/api/v2/webhooks", {
       body: { url: "https://hooks.example.com/mine", events: ALL },

@@ -49,7 +49,7 @@ describe.each(DATABASES)("webhook claims across instances ($name)", (database: T
         updated_at: at,
       })
       .execute();
-    const stores = [new WebhookStore(first.db, first.dialect), new WebhookStore(second.db, second.dialect)];
+    const stores = [new WebhookStore(first.db), new WebhookStore(second.db)];
     await first.db
       .insertInto("webhook_deliveries")
       .values({
