@@ -82,7 +82,7 @@ describe.runIf(!!postgres)("writes wait for the other instances' acknowledgement
     b.process.kill("SIGCONT");
     const answered = await publish.done;
     expect(answered.status).toBe(200);
-    expect(answered.body.data).toEqual({ id: "bot", version: v2, published: true });
+    expect(answered.body.data).toEqual({ id: "bot", version: v2, published: true, label: "production" });
     expect(publish.state.ms).toBeGreaterThanOrEqual(600);
     expect(publish.state.ms).toBeLessThan(DEADLINE_MS);
     expect((await call(b, key, "GET", "/api/v2/prompts/bot")).body.data.version).toBe(v2);
@@ -97,7 +97,7 @@ describe.runIf(!!postgres)("writes wait for the other instances' acknowledgement
     const answered = await publish.done;
     b.process.kill("SIGCONT");
     expect(answered.status).toBe(200);
-    expect(answered.body.data).toEqual({ id: "bot", version: v2, published: true });
+    expect(answered.body.data).toEqual({ id: "bot", version: v2, published: true, label: "production" });
     expect(publish.state.ms).toBeGreaterThanOrEqual(DEADLINE_MS);
     expect(publish.state.ms).toBeLessThan(DEADLINE_MS + 1500);
     // The log line comes on A's stdout, which this process may read after the response.
@@ -123,9 +123,11 @@ describe.runIf(!!postgres)("writes wait for the other instances' acknowledgement
     const publish = track(call(a, key, "POST", "/api/v2/prompts/bot/publish", { version: v2 }));
     await sleep(400);
     expect(publish.state.settled).toBe(false);
-    expect(await c.stop("SIGKILL")).toBe(null);
+    await c.stop("SIGKILL");
+    // Dead of this kill, not of anything before it: no exit code, the signal sent.
+    expect({ code: c.process.exitCode, signal: c.process.signalCode }).toEqual({ code: null, signal: "SIGKILL" });
     const answered = await publish.done;
-    expect(answered.body.data).toEqual({ id: "bot", version: v2, published: true });
+    expect(answered.body.data).toEqual({ id: "bot", version: v2, published: true, label: "production" });
     expect(publish.state.ms).toBeGreaterThanOrEqual(400);
     expect(publish.state.ms).toBeLessThan(DEADLINE_MS);
     for (const target of [v1, v2, v1]) {
@@ -149,11 +151,15 @@ describe.runIf(!!postgres)("writes wait for the other instances' acknowledgement
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
-      for (let n = 0; n < 200; n++) {
-        const { rows } = await client.query("select revoked_at from api_keys where id = $1", [keyId]);
-        if (rows[0]?.revoked_at) break;
-        await sleep(50);
-      }
+      await vi.waitFor(
+        async () => {
+          const { rows } = await client.query("select revoked_at from api_keys where id = $1", [keyId]);
+          expect(rows[0]?.revoked_at ?? null, `the CLI's revocation of key ${keyId}, committed within 10 s`).toEqual(
+            expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          );
+        },
+        { timeout: 10_000, interval: 50 },
+      );
     } finally {
       await client.end();
     }
