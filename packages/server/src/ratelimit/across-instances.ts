@@ -1,11 +1,19 @@
 import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis } from "rate-limiter-flexible";
 import type { Store } from "../store/index.js";
-import { FlexibleRateLimiter, memoryRateLimiter } from "./flexible.js";
+import { FlexibleRateLimiter, type LimiterFactory, memoryRateLimiter } from "./flexible.js";
 import type { RateLimiter } from "./limiter.js";
 
 /** How long a rate-limit count may wait on Redis before the in-process stand-in answers instead. */
 export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+
+/** A window's options with the in-process limiter that stands in for it while the shared store fails. */
+function withStandIn(window: Parameters<LimiterFactory>[0]) {
+  return {
+    ...window,
+    insuranceLimiter: new RateLimiterMemory({ ...window, keyPrefix: `${window.keyPrefix}_insurance` }),
+  };
+}
 
 /**
  * The limiter every instance of a deployment shares: Redis when REDIS_URL is set, else the PostgreSQL the
@@ -17,9 +25,6 @@ export async function createRateLimiter(options: {
   store: Store;
   databaseUrl?: string | undefined;
 }): Promise<RateLimiter> {
-  const insurance = (points: number, duration: number, keyPrefix: string) =>
-    new RateLimiterMemory({ points, duration, keyPrefix: `${keyPrefix}_insurance` });
-
   if (options.redisUrl) {
     const redis = new Redis(options.redisUrl, {
       lazyConnect: true,
@@ -35,14 +40,7 @@ export async function createRateLimiter(options: {
     await redis.connect();
     return new FlexibleRateLimiter(
       "redis",
-      ({ points, duration, keyPrefix }) =>
-        new RateLimiterRedis({
-          storeClient: redis,
-          points,
-          duration,
-          keyPrefix,
-          insuranceLimiter: insurance(points, duration, keyPrefix),
-        }),
+      (window) => new RateLimiterRedis({ storeClient: redis, ...withStandIn(window) }),
       async () => {
         await redis.quit().catch(() => redis.disconnect());
       },
@@ -54,17 +52,14 @@ export async function createRateLimiter(options: {
   if (pool) {
     return new FlexibleRateLimiter(
       "postgres",
-      ({ points, duration, keyPrefix }) =>
+      (window) =>
         new RateLimiterPostgres({
           storeClient: pool,
           storeType: "pool",
           tableName: "rate_limits",
           // Created by migration 002, once, instead of by every instance racing at start-up.
           tableCreated: true,
-          points,
-          duration,
-          keyPrefix,
-          insuranceLimiter: insurance(points, duration, keyPrefix),
+          ...withStandIn(window),
         }),
       () => pool.end(),
     );
