@@ -77,9 +77,12 @@ export const toolInput = z.strictObject({
       parameters: z
         .looseObject({
           type: z.literal("object"),
-          properties: z.record(text(), z.unknown()).optional(),
+          // Free-form on purpose, said as `additionalProperties: true`: the `{}` zod writes for it is flagged
+          // by the MCP Inspector, and clients that translate tool schemas for models reject it.
+          properties: z.record(text(), z.unknown()).meta({ additionalProperties: true }).optional(),
           required: z.array(text()).optional(),
         })
+        .meta({ additionalProperties: true })
         // The one free-form JSON value of the API: bounded before anything walks it recursively (the hash).
         .superRefine((parameters, ctx) => {
           const problem = jsonValueProblem(parameters, {

@@ -1,3 +1,4 @@
+import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import type { RateLimiter } from "../ratelimit/limiter.js";
 import type { KeyCache } from "../service/key-cache.js";
@@ -42,6 +43,16 @@ export function guardRoutes(app: FastifyInstance, deps: GuardDeps): void {
   };
   const v1Auth = authHook(true);
   const v2Auth = authHook(false);
+  // MCP clients that know OAuth (the MCP Inspector, mcp-remote, the SDK with an auth provider) start an OAuth
+  // sign-in on any 401, whatever WWW-Authenticate says, and report that instead of the key being wrong; a
+  // 403 with the same message reaches the user as it is. The API key is no HTTP authentication scheme a
+  // client could answer a challenge with, so the refusal is a 403 (docs/decisions.md, "MCP at /api/v2/mcp").
+  const mcpAuth: onRequestHookHandler = function (request, reply, done) {
+    v2Auth.call(this, request, reply, (error?: Error) => {
+      if (error instanceof AppError && error.status === 401) return done(new AppError("forbidden", error.message));
+      done(error);
+    });
+  };
   const originHook: onRequestHookHandler = (request, _reply, done) => {
     try {
       deps.checkOrigin(request);
@@ -54,7 +65,9 @@ export function guardRoutes(app: FastifyInstance, deps: GuardDeps): void {
   app.addHook("onRoute", (route) => {
     const guards: onRequestHookHandler[] = [];
     if (route.config?.mcp) guards.push(originHook);
-    if (route.config?.auth) guards.push(route.url.startsWith("/api/v1/") ? v1Auth : v2Auth);
+    if (route.config?.auth) {
+      guards.push(route.url.startsWith("/api/v1/") ? v1Auth : route.config.mcp ? mcpAuth : v2Auth);
+    }
     if (guards.length === 0) return;
     const own =
       route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];

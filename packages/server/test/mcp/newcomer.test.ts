@@ -1,0 +1,113 @@
+/**
+ * What a newcomer met on MCP (issue 20), with the real third-party clients the README names: a bad key must
+ * read as a bad key in the MCP Inspector, mcp-remote and the MCP TypeScript SDK v1 client, none of them
+ * starting an OAuth sign-in it cannot finish; and the tool schemas must pass the Inspector's portability
+ * check. SQLite only: what is tested is what the clients see.
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningServer, startServer } from "../support/binary.js";
+import { DATABASES } from "../support/databases.js";
+
+const BIN = (name: string) => fileURLToPath(new URL(`../../../../node_modules/.bin/${name}`, import.meta.url));
+const run = promisify(execFile);
+
+describe.each(DATABASES.filter((d) => d.name === "sqlite"))("MCP as a newcomer meets it ($name)", (database) => {
+  let db: { url: string; drop(): Promise<void> };
+  let server: RunningServer;
+  let key: string;
+  let home: string;
+  let endpoint: string;
+  beforeAll(async () => {
+    db = await database.create();
+    server = await startServer(db.url);
+    key = server.events.find((e) => e.event === "bootstrap")?.key.key;
+    endpoint = `${server.url}/api/v2/mcp`;
+    // mcp-remote and the Inspector keep OAuth state under HOME: a throw-away one, never the user's.
+    home = mkdtempSync(join(tmpdir(), "promptstore-mcp-home-"));
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await db?.drop();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  const inspector = async (apiKey: string, ...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(
+        BIN("mcp-inspector"),
+        ["--cli", endpoint, "--transport", "http", "--header", `x-api-key: ${apiKey}`, ...args],
+        { timeout: 60_000, env: { ...process.env, HOME: home } },
+      );
+      return { code: 0, output: stdout + stderr };
+    } catch (error) {
+      const e = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: e.code ?? 1, output: `${e.stdout ?? ""}${e.stderr ?? ""}` };
+    }
+  };
+
+  it("the MCP Inspector reports an invalid key as one, and starts no OAuth", async () => {
+    const { code, output } = await inspector("ps_not-a-key", "--method", "tools/list");
+    expect(code).not.toBe(0);
+    expect(output).toContain("x-api-key: invalid API key");
+    expect(output).not.toMatch(/OAuth|TTY/);
+  });
+
+  it("the MCP TypeScript SDK v1 client rejects with the server's message", async () => {
+    const client = new Client({ name: "newcomer", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(endpoint), {
+      requestInit: { headers: { "x-api-key": "ps_not-a-key" } },
+    });
+    const error = (await client.connect(transport).catch((e: unknown) => e)) as Error & { code?: number };
+    expect(error.message).toContain("x-api-key: invalid API key");
+    expect(error.code).toBe(403);
+    await client.close();
+  });
+
+  it("mcp-remote, as the README's Claude Desktop entry runs it, reports the invalid key", {
+    timeout: 30_000,
+  }, async () => {
+    const child = spawn(BIN("mcp-remote"), [endpoint, "--header", "x-api-key:ps_not-a-key"], {
+      env: { ...process.env, HOME: home },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stdin.write(
+      `${JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "newcomer", version: "1" } },
+      })}\n`,
+    );
+    const deadline = Date.now() + 20_000;
+    while (!output.includes("invalid API key") && child.exitCode === null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    child.kill("SIGKILL");
+    expect(output).toContain("x-api-key: invalid API key");
+    expect(output).not.toMatch(/Dynamic Client Registration|Please authorize|oauth\/callback\?/);
+  });
+
+  it("a good key still works, and the tool schemas pass the Inspector's portability check", async () => {
+    const { code, output } = await inspector(key, "--method", "tools/list", "--strict");
+    expect(code).toBe(0);
+    expect(output).not.toMatch(/portability/i);
+    const tools = JSON.parse(output.slice(0, output.lastIndexOf("}") + 1)) as { tools: unknown[] };
+    const text = JSON.stringify(tools);
+    expect(text).not.toContain('"additionalProperties":{}');
+  });
+});
