@@ -96,6 +96,21 @@ export function renderPromptFile(file: PromptFile): string {
   throw new CliError(`prompt ${file.id}: cannot be written as a file that reads back identically`);
 }
 
+/** What every prompt file's front matter must say; the rest (description, tools, disabled, sections) is optional. */
+const REQUIRED_KEYS = ["id", "name"] as const;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** A new file is often written by hand: name what is missing, and show the smallest front matter that works. */
+function missingKeysMessage(missing: readonly string[]): string {
+  return (
+    `front matter: missing ${missing.join(" and ")}; every prompt file needs id (the prompt's slug: lowercase ` +
+    'letters, digits, _ and -, e.g. "id: support-bot") and name ("name: Support Bot"); description, tools and ' +
+    "disabled are optional"
+  );
+}
+
 function problem(fileName: string, message: string): CliError {
   return new CliError(`${fileName}: ${message}`);
 }
@@ -139,6 +154,8 @@ export function parsePromptFile(text: string, fileName: string): PromptFile {
   } catch (error) {
     throw problem(fileName, `front matter is not valid YAML: ${(error as Error).message.split("\n")[0]}`);
   }
+  const missing = REQUIRED_KEYS.filter((key) => !isRecord(raw) || raw[key] === undefined || raw[key] === null);
+  if (missing.length > 0) throw problem(fileName, missingKeysMessage(missing));
   const checked = frontMatter.safeParse(raw ?? {});
   if (!checked.success) throw problem(fileName, describeZodError(checked.error, "front matter"));
   const meta = checked.data;

@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { type Tool as ApiTool, PromptstoreError } from "@promptstore/client";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
@@ -48,6 +49,16 @@ function conflictLine(s: PromptState): string {
   return `${s.id} (${s.file}): latest moved on the server since the lock (${short(s.entry?.latest)} → ${short(s.remote?.latest_version)})`;
 }
 
+async function noPromptFiles(dir: string): Promise<string> {
+  const exists = await stat(dir).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  return exists
+    ? `${dir} holds no prompt files (*.md with front matter); promptstore pull ${dir} writes them`
+    : `${dir}: no such directory, so it holds no prompt files; check the path, or promptstore pull ${dir} first`;
+}
+
 /**
  * Saves a version for each file changed since the lock and creates the prompts that do not exist. Nothing is
  * sent when a prompt moved on the server since the lock, unless `force`; the lock's latest is also sent as
@@ -57,6 +68,8 @@ export async function push(dir: string, options: PushOptions): Promise<PushResul
   const client = connect(options);
   const lock = await readLock(dir);
   const local = await readWorkspace(dir);
+  // A misspelled directory must not pass as a push of nothing (nor get a lockfile written into it).
+  if (local.size === 0) throw new CliError(await noPromptFiles(dir));
   const remote = await talking(() => remotePrompts(client));
   const states = classify(local, lock, remote);
   const conflicts = states.filter((s) => isConflict(s, options.publish ?? false));
