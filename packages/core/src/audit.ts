@@ -5,7 +5,9 @@ import { text } from "./text.js";
 /**
  * The audit trail's vocabulary. `before` and `after` point at what the action moved from and to: a version
  * hash for prompts (the latest version for a save, production for a publish), the key's scope for keys
- * (`revoked` after a revocation), the plan's name for a plan change.
+ * (`revoked` after a revocation), the plan's name for a plan change. The release path's actions target
+ * `<prompt id>:<label>` (a label's settings: `label:<name>`), and point at versions, or at `protected` /
+ * `unprotected` for settings.
  */
 export const AUDIT_ACTIONS = [
   "prompt.created",
@@ -15,6 +17,13 @@ export const AUDIT_ACTIONS = [
   "key.created",
   "key.revoked",
   "plan.changed",
+  "label.moved",
+  "label.removed",
+  "rollout.changed",
+  "release.requested",
+  "release.approved",
+  "release.rejected",
+  "label.configured",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -8,6 +8,9 @@
 /** A label's name: lowercase, a letter first, up to 32 characters. */
 export const LABEL_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
+/** A label name in a version reference: one that is not all hexadecimal (that would be a prefix). */
+export const LABEL_REF = "(?![0-9a-f]+$)[a-z][a-z0-9_-]{0,31}";
+
 /** The label every prompt has (the contract's `production_version`); it cannot be removed. */
 export const PRODUCTION = "production";
 
@@ -29,6 +32,9 @@ export function isLabelRef(ref: string): boolean {
 
 /** Rollout percentages are whole numbers: 1 to 99 while running; 100 completes one. */
 export const ROLLOUT_PERCENT = { min: 1, max: 100 } as const;
+
+/** How long a read's `assign` value may be. */
+export const ASSIGN_MAX_LENGTH = 200;
 
 /** The arm of a rollout a read was given: the label's current version, or the candidate. */
 export type RolloutArm = "current" | "candidate";

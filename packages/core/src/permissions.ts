@@ -6,7 +6,7 @@ import { KEY_SCOPES, type KeyScope } from "./key-scopes.js";
  * key scopes that hold them (a key holds its scope's permission and every one before it); `admin` (an
  * organization's members, keys, plan and audit trail) no key holds, only an owner.
  */
-export type Permission = KeyScope | "admin";
+export type Permission = KeyScope | "admin" | "approve";
 
 /** What each role holds; the server enforces it, the dashboard only hides what would be refused. */
 export const ROLE_PERMISSIONS = {
@@ -14,6 +14,8 @@ export const ROLE_PERMISSIONS = {
   write: ["owner", "editor"],
   publish: ["owner", "editor"],
   admin: ["owner"],
+  // Approving or rejecting a release (docs/releases.md): people only, never a key.
+  approve: ["owner"],
 } as const satisfies Record<Permission, readonly Role[]>;
 
 export function can(role: Role, permission: Permission): boolean {
@@ -22,5 +24,5 @@ export function can(role: Role, permission: Permission): boolean {
 
 /** Whether a key with scope `held` holds `needed`. */
 export function keyAllows(held: KeyScope, needed: Permission): boolean {
-  return needed !== "admin" && KEY_SCOPES.indexOf(held) >= KEY_SCOPES.indexOf(needed);
+  return needed !== "admin" && needed !== "approve" && KEY_SCOPES.indexOf(held) >= KEY_SCOPES.indexOf(needed);
 }

@@ -3,6 +3,7 @@
  * the OpenAPI document), so each rejects the same bad input with the same message.
  */
 import { z } from "zod";
+import { ASSIGN_MAX_LENGTH, LABEL_REF, labelNameProblem, ROLLOUT_PERCENT } from "./labels.js";
 import { PROMPT_ID_PATTERN } from "./slug.js";
 import { jsonValueProblem, text } from "./text.js";
 import { FULL_HASH, refPattern } from "./version-ref.js";
@@ -124,8 +125,8 @@ const FULL_HASH_MESSAGE = "must be the full 64-character hash of a version";
 const HASH_MESSAGE = "7-64 lowercase hex characters of a version hash";
 
 export const versionRef = text()
-  .regex(refPattern("production", "latest"), `must be production, latest, or ${HASH_MESSAGE}`)
-  .describe("production, latest, a full version hash, or a unique prefix of 7+ characters");
+  .regex(refPattern("production", "latest", LABEL_REF), `must be production, latest, a label, or ${HASH_MESSAGE}`)
+  .describe("production, latest, a label (docs/releases.md), a full version hash, or a unique prefix of 7+ characters");
 
 export const publishRef = text()
   .regex(refPattern("latest"), `must be latest, or ${HASH_MESSAGE}`)
@@ -172,13 +173,35 @@ export const saveVersionFields = z.strictObject({
 
 export const saveVersionBody = saveVersionFields.superRefine(exactlyOneContentForm);
 
-export const publishBody = z.strictObject({ version: publishRef.optional() });
+export const labelName = text()
+  .superRefine((name, ctx) => {
+    const problem = labelNameProblem(name);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .describe("A label (environment): ^[a-z][a-z0-9_-]{0,31}$, not all hexadecimal, not latest");
+
+export const rolloutPercent = z
+  .number({ error: "must be a whole number from 1 to 100" })
+  .int("must be a whole number from 1 to 100")
+  .min(ROLLOUT_PERCENT.min, "must be a whole number from 1 to 100")
+  .max(ROLLOUT_PERCENT.max, "must be a whole number from 1 to 100")
+  .describe("Start or change a gradual rollout: this share of reads gets the version; 100 completes it");
+
+export const publishBody = z.strictObject({
+  version: publishRef.optional(),
+  label: labelName.optional().describe("The label to move; production when absent (the contract's publish)"),
+  percent: rolloutPercent.optional(),
+});
 
 const booleanString = z.enum(["true", "false"], { error: "must be true or false" });
 
 export const readQuery = z.object({
   version: versionRef.optional(),
   guard: booleanString.optional(),
+  assign: text()
+    .max(ASSIGN_MAX_LENGTH, `must be at most ${ASSIGN_MAX_LENGTH} characters`)
+    .optional()
+    .describe("Who reads (a user or tenant id): the same value always gets the same arm of a rollout"),
 });
 
 /** What a read asks for, from any surface; what is left out takes the defaults of `readDefaults`. */
@@ -187,6 +210,8 @@ export interface ReadOptions {
   version?: string | undefined;
   /** Append the guard text (default true). */
   guard?: boolean | undefined;
+  /** Who reads, for a rollout's sticky assignment; a read without it is assigned at random. */
+  assign?: string | undefined;
 }
 
 /** The one place a read's defaults are decided: production, with the guard. */
@@ -196,7 +221,11 @@ export function readDefaults(options: ReadOptions): { version: string; guard: bo
 
 /** A read's query string (`?version=&guard=`) as read options. */
 export function readOptionsOf(query: z.output<typeof readQuery>): ReadOptions {
-  return { version: query.version, guard: query.guard === undefined ? undefined : query.guard === "true" };
+  return {
+    version: query.version,
+    guard: query.guard === undefined ? undefined : query.guard === "true",
+    assign: query.assign,
+  };
 }
 
 export const eventsQuery = z.object({
@@ -287,3 +316,35 @@ export const importPromptBody = z.strictObject({
 });
 
 export type ImportPromptBody = z.infer<typeof importPromptBody>;
+
+/** `POST /api/v2/prompts/:id/releases`: ask for a (protected) label to move (docs/releases.md). */
+export const releaseRequestBody = z.strictObject({
+  label: labelName.describe("The label to move"),
+  version: publishRef.describe("The version it is to point to: latest, a full hash, or a unique prefix"),
+  percent: rolloutPercent.optional(),
+  message: message.optional().describe("Why, for whoever approves it"),
+});
+
+export const RELEASE_STATUSES = ["pending", "approved", "rejected", "stale"] as const;
+
+export const releasesQuery = z.object({
+  status: z
+    .enum(RELEASE_STATUSES, { error: `must be one of ${RELEASE_STATUSES.join(", ")}` })
+    .optional()
+    .describe("Only requests in this state"),
+  limit: pageLimit.describe("At most this many, newest first (1-100, default 100)"),
+});
+
+/** Approving or rejecting a release, with a comment (dashboard). */
+export const releaseDecisionBody = z.strictObject({
+  comment: message.optional().describe("Why, kept with the decision"),
+});
+
+/** A label's settings (owners): what it is for, whether it is protected, what it falls back to. */
+export const labelSettingsBody = z.strictObject({
+  description: text().max(500, "must be at most 500 characters").optional(),
+  protected: z.boolean().optional(),
+  fallback: labelName.nullable().optional().describe("A label to serve when a prompt lacks this one; null for none"),
+});
+
+export type ReleaseRequestBody = z.infer<typeof releaseRequestBody>;

@@ -1,6 +1,14 @@
 import type { SectionWithId, Tool } from "./content.js";
 
-export type Label = "production" | "latest" | "version";
+/** What resolved a read: the contract's three, or a label's name (docs/releases.md). */
+export type Label = "production" | "latest" | "version" | (string & {});
+
+/** A rollout as a read reports it: the candidate, its share, and the arm this read got. */
+export interface RolloutView {
+  candidate: string;
+  percent: number;
+  arm: "current" | "candidate";
+}
 
 /** The full read of a prompt (docs/api-contract.md, section 2 "Prompt (full read, v2)"). */
 export interface PromptView {
@@ -16,6 +24,12 @@ export interface PromptView {
   production_version: string | null;
   created_at: string;
   updated_at: string;
+  /** Every label of the prompt to its hash, production included when set (additive). */
+  labels: Record<string, string>;
+  /** The label asked for, when it was not set and its fallback (`label`) served instead. */
+  fallback_for?: string;
+  /** When the label read has a rollout: the candidate, its share and this read's arm. */
+  rollout?: RolloutView;
 }
 
 export interface PromptListItem {
@@ -26,6 +40,8 @@ export interface PromptListItem {
   latest_version: string;
   created_at: string;
   updated_at: string;
+  /** Every label of the prompt to its hash, production included when set (additive). */
+  labels: Record<string, string>;
 }
 
 export interface PromptList {
@@ -53,6 +69,17 @@ export interface PublishedVersion {
   id: string;
   version: string;
   published: boolean;
+  /** The label moved (production unless another was asked for). */
+  label: string;
+  /** The label's rollout after this publish: absent when none runs. */
+  rollout?: { candidate: string; percent: number };
+}
+
+/** The answer to removing a label from a prompt. */
+export interface RemovedLabel {
+  id: string;
+  label: string;
+  removed: true;
 }
 
 /** The answer to a deletion: the prompt, its versions and pointers are gone, and its id is free again. */
@@ -71,7 +98,11 @@ export interface VersionList {
     created_at: string;
     /** Who saved it: `user:<e-mail>` or `key:<key prefix>`; null for versions saved before this was recorded. */
     saved_by: string | null;
+    /** The labels on this version (production included), to its hash (additive). */
+    labels: Record<string, string>;
   }[];
+  /** Every label of the prompt to its hash, production included when set (additive). */
+  labels: Record<string, string>;
 }
 
 /** What `POST /api/v2/import` did to one prompt; importing the same versions again creates nothing. */

@@ -14,6 +14,13 @@ const ACTION_LABEL: Record<AuditEntry["action"], string> = {
   "key.created": "Key created",
   "key.revoked": "Key revoked",
   "plan.changed": "Plan changed",
+  "label.moved": "Label moved",
+  "label.removed": "Label removed",
+  "rollout.changed": "Rollout changed",
+  "release.requested": "Release requested",
+  "release.approved": "Release approved",
+  "release.rejected": "Release rejected",
+  "label.configured": "Label settings changed",
 };
 
 const pointer = (value: string | null) => (value === null ? "—" : readableRef(value));

@@ -1,9 +1,8 @@
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { type BackupSummary, backupStore, RestoreRefused, restoreStore } from "../store/backup.js";
-import { DEFAULT_SQLITE_PATH, dialectOf, openStore } from "../store/index.js";
+import { DEFAULT_SQLITE_PATH, openStore, storeExists } from "../store/index.js";
 import { CliError, emit } from "./output.js";
 
 interface Options {
@@ -23,7 +22,7 @@ export function registerBackupCommands(program: Command): void {
       const config = loadConfig();
       // Opening a SQLite path that does not exist would create an empty store and back that up.
       const location = config.DATABASE_URL ?? DEFAULT_SQLITE_PATH;
-      if (dialectOf(config.DATABASE_URL) === "sqlite" && !existsSync(location)) {
+      if (!storeExists(config.DATABASE_URL)) {
         throw new CliError(`no database at ${location} (set DATABASE_URL)`);
       }
       const store = await openStore(config.DATABASE_URL);

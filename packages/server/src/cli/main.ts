@@ -5,6 +5,7 @@ import { registerAdminCommands } from "./admin-commands.js";
 import { registerAuditCommand } from "./audit-commands.js";
 import { registerBackupCommands } from "./backup-commands.js";
 import { registerGitCommands } from "./git-commands.js";
+import { registerLabelCommands } from "./label-commands.js";
 import { registerPromptCommands } from "./prompt-commands.js";
 import { registerServeCommand } from "./serve.js";
 import { registerUserCommands } from "./user-commands.js";
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerAdminCommands(program);
   registerPromptCommands(program);
+  registerLabelCommands(program);
   registerUserCommands(program);
   registerWebhookCommands(program);
   registerAuditCommand(program);

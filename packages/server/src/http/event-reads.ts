@@ -1,7 +1,8 @@
 import type { PromptEvent } from "@promptstore/core/events";
 import type { Caller } from "../service/access.js";
 import type { PromptService } from "../service/prompt-service.js";
-import { PRODUCTION_READ, type ReadCache } from "./read-cache.js";
+import { cachedOf } from "./cached-read.js";
+import { type CachedRead, PRODUCTION_READ, type ReadCache } from "./read-cache.js";
 import { v2ReadJson } from "./read-json.js";
 
 const ENVELOPE_HEAD = '{"success":true,"data":';
@@ -35,19 +36,21 @@ export function eventReader(
 ): (caller: Caller, event: PromptEvent) => Promise<string | undefined> {
   return async (caller, event) => {
     if (event.type === "prompt.deleted") return undefined;
-    const read = () => service.readDocument(caller, event.prompt_id, {}).then(v2ReadJson);
-    let text: string;
+    const resolve = () => service.resolveRead(caller, event.prompt_id, {});
+    let cached: CachedRead;
     if (cache) {
       const generation = cache.generation(caller.projectId, event.prompt_id);
-      const bytes =
+      cached =
         cache.get(caller.projectId, event.prompt_id, generation, PRODUCTION_READ) ??
         (await cache.load(caller.projectId, event.prompt_id, generation, PRODUCTION_READ, () =>
-          read().then((json) => Buffer.from(json)),
+          resolve().then((resolved) => cachedOf(resolved, v2ReadJson)),
         ));
-      text = bytes.toString("utf8");
     } else {
-      text = await read();
+      cached = cachedOf(await resolve(), v2ReadJson);
     }
+    // Production in a rollout serves two versions: a client assigns its readers itself (it reads both).
+    if (!Buffer.isBuffer(cached)) return undefined;
+    const text = cached.toString("utf8");
     if (!text.startsWith(ENVELOPE_HEAD) || !servesEvent(text, event)) return undefined;
     return text.slice(ENVELOPE_HEAD.length, -1);
   };

@@ -22,6 +22,7 @@ import {
   versionList,
 } from "./response-schemas.js";
 import { AUDIT_OPERATIONS } from "./routes/audit-v2.js";
+import { RELEASE_OPERATIONS } from "./routes/releases-v2.js";
 import { WEBHOOK_OPERATIONS } from "./routes/webhooks-v2.js";
 
 const OPERATIONS: Operation[] = [
@@ -79,7 +80,7 @@ const OPERATIONS: Operation[] = [
     method: "post",
     path: "/api/v2/prompts/{id}/publish",
     operationId: "publishPrompt",
-    summary: "Point production at a version (rollback: an older hash)",
+    summary: "Point production, or another label, at a version (rollback: an older hash); with percent, a rollout",
     body: publishBody,
     status: 200,
     response: publishedVersion,
@@ -113,18 +114,24 @@ const ETAG_HEADER = {
   schema: { type: "string" },
 };
 
+/** Path parameters other than `{id}`, described once. */
+const PATH_PARAMETERS: Record<string, string> = {
+  label: "A label's name (docs/releases.md)",
+  release: "A release request's id",
+};
+
 const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" });
 
 function operation(op: Operation): Record<string, unknown> {
   const parameters: unknown[] = [];
-  if (op.path.includes("{id}")) {
+  for (const [, name] of op.path.matchAll(/\{(\w+)\}/g)) {
     parameters.push({
-      name: "id",
+      name,
       in: "path",
       required: true,
       schema: { type: "string" },
-      description: op.idDescription ?? "Prompt id (slug)",
+      description: name === "id" ? (op.idDescription ?? "Prompt id (slug)") : PATH_PARAMETERS[name as string],
     });
   }
   for (const [name, schema] of Object.entries(op.query?.shape ?? {})) {
@@ -235,7 +242,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 /** The OpenAPI 3.1 document of v2, built from the schemas the routes validate with. */
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of [...OPERATIONS, ...WEBHOOK_OPERATIONS, ...AUDIT_OPERATIONS]) {
+  for (const op of [...OPERATIONS, ...RELEASE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...AUDIT_OPERATIONS]) {
     paths[op.path] = { ...paths[op.path], [op.method]: operation(op) };
   }
   paths["/api/v2/events"] = { get: eventsOperation() };

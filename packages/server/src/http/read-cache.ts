@@ -3,6 +3,23 @@ import type { ChangeBus } from "../service/change-bus.js";
 import { DatabaseUnavailable } from "../store/faults.js";
 
 /**
+ * A read whose label has a rollout: the bytes of both arms, chosen per request by its assign value (or at
+ * random), so one entry serves every reader of the label.
+ */
+export interface Arms {
+  label: string;
+  percent: number;
+  current: Buffer;
+  candidate: Buffer;
+}
+
+/** What the cache keeps for a read: its bytes, or both arms of a rollout. */
+export type CachedRead = Buffer | Arms;
+
+const sizeOf = (read: CachedRead): number =>
+  Buffer.isBuffer(read) ? read.length : read.current.length + read.candidate.length;
+
+/**
  * Resolved reads as the exact bytes sent, per project, prompt and variant (surface, version reference,
  * guard). Each prompt has a generation that a committed change bumps; a read takes the generation
  * before it queries, so a read racing a publish can only store its bytes under a generation that is
@@ -24,13 +41,13 @@ export class ReadCache {
   private readonly generations = new Map<string, number>();
   /** Moves on when changes may have been missed; part of every generation. */
   private epoch = 0;
-  private readonly entries: LRUCache<string, Buffer>;
+  private readonly entries: LRUCache<string, CachedRead>;
   /** Reads in progress, by entry key; each leaves when it settles, failures included (never cached). */
-  private readonly flights = new Map<string, Promise<Buffer>>();
+  private readonly flights = new Map<string, Promise<CachedRead>>();
   /** True between `deaf` and the next `reset`: entries are neither served nor stored. */
   private deaf = false;
   /** While deaf: the last bytes known per prompt and variant, for when the database cannot answer. */
-  private readonly lastKnown = new Map<string, Map<string, Buffer>>();
+  private readonly lastKnown = new Map<string, Map<string, CachedRead>>();
   /** Lookups answered from memory, and those that went on to a read (joined flights included): the metrics. */
   hits = 0;
   misses = 0;
@@ -40,7 +57,7 @@ export class ReadCache {
   constructor(bus: ChangeBus, options: { maxBytes?: number } = {}) {
     this.entries = new LRUCache({
       maxSize: options.maxBytes ?? 64 * 1024 * 1024,
-      sizeCalculation: (bytes, key) => bytes.length + key.length,
+      sizeCalculation: (read, key) => sizeOf(read) + key.length,
     });
     bus.subscribe((change) => {
       if (change.kind === "reset") {
@@ -67,7 +84,7 @@ export class ReadCache {
     return `${this.epoch}.${this.generations.get(promptKey(projectId, promptId)) ?? 0}`;
   }
 
-  get(projectId: string, promptId: string, generation: string, variant: string): Buffer | undefined {
+  get(projectId: string, promptId: string, generation: string, variant: string): CachedRead | undefined {
     const bytes = this.deaf ? undefined : this.entries.get(entryKey(projectId, promptId, generation, variant));
     if (bytes) this.hits++;
     else this.misses++;
@@ -80,8 +97,8 @@ export class ReadCache {
     promptId: string,
     generation: string,
     variant: string,
-    read: () => Promise<Buffer>,
-  ): Promise<Buffer> {
+    read: () => Promise<CachedRead>,
+  ): Promise<CachedRead> {
     const key = entryKey(projectId, promptId, generation, variant);
     let flight = this.flights.get(key);
     if (!flight) {
@@ -115,7 +132,7 @@ export class ReadCache {
     }
   }
 
-  private remember(id: string, variant: string, bytes: Buffer): void {
+  private remember(id: string, variant: string, bytes: CachedRead): void {
     let variants = this.lastKnown.get(id);
     if (!variants) {
       variants = new Map();

@@ -1,4 +1,4 @@
-import type { PromptRead } from "../service/prompt-service.js";
+import type { PromptRead } from "../service/prompt-reads.js";
 
 const json = JSON.stringify;
 
@@ -15,7 +15,9 @@ export function v2ReadJson(read: PromptRead): string {
     `"sections":${document.sectionsJson},"variables":${document.variablesJson},"version":${json(read.hash)},` +
     `"label":${json(read.label)},"production_version":${json(prompt.production_version)},` +
     `"created_at":${json(prompt.created_at)},"updated_at":${json(prompt.updated_at)}` +
-    `${document.toolsJson === "[]" ? "" : `,"tools":${document.toolsJson}`}}}`
+    `${document.toolsJson === "[]" ? "" : `,"tools":${document.toolsJson}`},"labels":${read.labelsJson}` +
+    `${read.fallbackFor === undefined ? "" : `,"fallback_for":${json(read.fallbackFor)}`}` +
+    `${read.rollout === undefined ? "" : `,"rollout":${json(read.rollout)}`}}}`
   );
 }
 

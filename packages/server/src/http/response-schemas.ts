@@ -10,6 +10,15 @@ import { z } from "zod";
 const hash = z.string().regex(FULL_HASH).describe("SHA-256 hex of the version's canonical content");
 const timestamp = z.iso.datetime().describe("ISO 8601, UTC, milliseconds");
 
+const labelsOut = z
+  .record(z.string(), hash)
+  .describe("Every label of the prompt to its version, production included when set (docs/releases.md)");
+
+const rolloutOut = z.strictObject({
+  candidate: hash.describe("The version a share of reads gets"),
+  percent: z.number().int().describe("That share, 1 to 99"),
+});
+
 export const sectionOut = z.strictObject({
   id: z.string(),
   title: z.string(),
@@ -26,10 +35,18 @@ export const promptView = z.strictObject({
   tools: z.array(toolInput).optional().describe("Omitted when the version defines none"),
   variables: z.array(z.string()),
   version: hash,
-  label: z.enum(["production", "latest", "version"]),
+  label: z
+    .string()
+    .describe("What resolved the read: production, latest, version, or the label asked for (docs/releases.md)"),
   production_version: hash.nullable(),
   created_at: timestamp,
   updated_at: timestamp,
+  labels: labelsOut,
+  fallback_for: z.string().optional().describe("The label asked for, when the prompt lacks it and its fallback served"),
+  rollout: rolloutOut
+    .extend({ arm: z.enum(["current", "candidate"]).describe("Which version this read got") })
+    .optional()
+    .describe("When the label that served has a gradual rollout"),
 });
 
 export const promptListItem = z.strictObject({
@@ -40,6 +57,7 @@ export const promptListItem = z.strictObject({
   latest_version: hash,
   created_at: timestamp,
   updated_at: timestamp,
+  labels: labelsOut,
 });
 
 export const promptList = z.strictObject({
@@ -63,7 +81,33 @@ export const savedVersion = z.strictObject({
   published: z.boolean(),
 });
 
-export const publishedVersion = z.strictObject({ id: z.string(), version: hash, published: z.boolean() });
+export const publishedVersion = z.strictObject({
+  id: z.string(),
+  version: hash,
+  published: z.boolean(),
+  label: z.string().describe("The label moved: production unless another was asked for"),
+  rollout: rolloutOut.optional().describe("The label's rollout after the publish; absent when none runs"),
+});
+
+export const removedLabel = z.strictObject({ id: z.string(), label: z.string(), removed: z.literal(true) });
+
+export const releaseOut = z.strictObject({
+  id: z.string(),
+  prompt_id: z.string(),
+  status: z.enum(["pending", "approved", "rejected", "stale"]),
+  label: z.string(),
+  version: hash,
+  from_version: hash.nullable().describe("What the label pointed to when the request was made"),
+  percent: z.number().int().nullable().describe("A rollout's share, or null to move the label whole"),
+  message: z.string(),
+  requested_by: z.string(),
+  requested_at: timestamp,
+  decided_by: z.string().nullable(),
+  decided_at: timestamp.nullable(),
+  comment: z.string().nullable(),
+});
+
+export const releaseList = z.strictObject({ releases: z.array(releaseOut) });
 
 export const deletedPrompt = z.strictObject({
   id: z.string(),
@@ -80,8 +124,10 @@ export const versionList = z.strictObject({
       message: z.string().nullable(),
       created_at: timestamp,
       saved_by: z.string().nullable().describe("Who saved it: user:<e-mail> or key:<key prefix>"),
+      labels: labelsOut,
     }),
   ),
+  labels: labelsOut,
 });
 
 export const importedPrompt = z.strictObject({

@@ -5,7 +5,10 @@ import {
   exactlyOneContentForm,
   listQuery,
   promptId,
+  publishBody,
   publishRef,
+  readQuery,
+  releaseRequestBody,
   saveVersionFields,
   versionRef,
 } from "@promptstore/core/schemas";
@@ -20,8 +23,11 @@ export const listPromptsInput = z.strictObject({
 
 export const getPromptInput = z.strictObject({
   id,
-  version: versionRef.optional().describe("production (default), latest, a version hash or a 7+ character prefix"),
+  version: versionRef
+    .optional()
+    .describe("production (default), latest, a label such as staging, a version hash or a 7+ character prefix"),
   guard: z.boolean().optional().describe("Append the anti-injection guard (default true)"),
+  assign: readQuery.shape.assign,
 });
 
 export const createPromptInput = createPromptFields.superRefine(exactlyOneContentForm);
@@ -31,7 +37,11 @@ export const saveVersionInput = saveVersionFields.extend({ id }).superRefine(exa
 export const publishInput = z.strictObject({
   id,
   version: publishRef.optional().describe("latest (default), a version hash or a 7+ character prefix"),
+  label: publishBody.shape.label,
+  percent: publishBody.shape.percent,
 });
+
+export const requestReleaseInput = releaseRequestBody.extend({ id });
 
 export const listVersionsInput = z.strictObject({ id });
 

@@ -10,6 +10,7 @@ import {
   listPromptsInput,
   listVersionsInput,
   publishInput,
+  requestReleaseInput,
   saveVersionInput,
 } from "./tool-inputs.js";
 
@@ -32,7 +33,7 @@ async function toolResult(work: () => Promise<unknown>, report: ErrorReporter): 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const WRITE = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
-/** The seven prompt tools, bound to the project of the request's key. Every call goes through the service. */
+/** The eight prompt tools, bound to the project of the request's key. Every call goes through the service. */
 export function registerPromptTools(
   server: McpServer,
   service: PromptService,
@@ -59,7 +60,11 @@ export function registerPromptTools(
       inputSchema: withRestMessages(getPromptInput),
       annotations: READ,
     },
-    (args) => toolResult(() => service.read(caller, args.id, { version: args.version, guard: args.guard }), report),
+    (args) =>
+      toolResult(
+        () => service.read(caller, args.id, { version: args.version, guard: args.guard, assign: args.assign }),
+        report,
+      ),
   );
 
   server.registerTool(
@@ -91,12 +96,31 @@ export function registerPromptTools(
     {
       title: "Publish a prompt version",
       description:
-        "Points production at a version (latest by default): applications reading the prompt get it from their next read. Rolling back is publishing an older hash. Needs a key with scope publish.",
+        "Points production (or another label) at a version (latest by default): applications reading the prompt get it from their next read. Rolling back is publishing an older hash. With percent, starts or changes a gradual rollout of the version on the label. A protected label is refused: use request_release. Needs a key with scope publish.",
       inputSchema: withRestMessages(publishInput),
       // It replaces what production serves: destructive for the version it moves away from.
       annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
     },
-    (args) => toolResult(() => service.publish(caller, args.id, args.version ?? "latest"), report),
+    (args) =>
+      toolResult(
+        () => service.publish(caller, args.id, args.version ?? "latest", { label: args.label, percent: args.percent }),
+        report,
+      ),
+  );
+
+  server.registerTool(
+    "request_release",
+    {
+      title: "Request a release",
+      description:
+        "Asks for a protected label (such as production) to move to a version, optionally as a gradual rollout (percent). A person who did not ask approves it in the dashboard. Needs a key with scope publish.",
+      inputSchema: withRestMessages(requestReleaseInput),
+      annotations: { ...WRITE, idempotentHint: false },
+    },
+    (args) => {
+      const { id, ...body } = args;
+      return toolResult(() => service.requestRelease(caller, id, body), report);
+    },
   );
 
   server.registerTool(

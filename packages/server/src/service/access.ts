@@ -27,7 +27,7 @@ export interface Caller {
  */
 export function requireAccess(
   caller: Pick<Caller, "access" | "role">,
-  needed: Exclude<Permission, "admin">,
+  needed: Exclude<Permission, "admin" | "approve">,
   action: string,
 ): void {
   if (caller.role !== undefined) {
@@ -46,6 +46,17 @@ export function requireRole(role: Role, needed: Permission): void {
   if (can(role, needed)) return;
   throw new AppError(
     "forbidden",
-    `role: ${role} may not do this; it needs ${needed === "admin" ? "owner" : "editor or owner"}`,
+    `role: ${role} may not do this; it needs ${needed === "admin" || needed === "approve" ? "owner" : "editor or owner"}`,
   );
+}
+
+/**
+ * Refuses what only a person holding the permission may do (an organization's settings, approving a
+ * release): a key never holds it, whatever its scope, so a leaked key cannot do it.
+ */
+export function requirePerson(caller: Pick<Caller, "role">, needed: "admin" | "approve", action: string): void {
+  if (caller.role === undefined) {
+    throw new AppError("forbidden", `scope: ${action} is done by a person in the dashboard, never with an API key`);
+  }
+  requireRole(caller.role, needed);
 }

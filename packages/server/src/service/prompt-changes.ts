@@ -83,14 +83,21 @@ export class PromptChange {
     private readonly at: string,
   ) {}
 
-  /** An audit row; `before` and `after` are version hashes. */
-  audited(action: AuditAction, before: string | null, after: string | null): this {
+  /** An audit row; `before` and `after` are version hashes. `target` is the prompt unless told. */
+  audited(action: AuditAction, before: string | null, after: string | null, target = this.promptId): this {
     const { orgId, projectId, actor } = this.caller;
-    this.audit.push({ orgId, projectId, at: this.at, actor, action, target: this.promptId, before, after });
+    this.audit.push({ orgId, projectId, at: this.at, actor, action, target, before, after });
     return this;
   }
 
-  event(type: NewEvent["type"], version: string, production: string | null, latest: string | null): this {
+  /** An event; `details` carries the release path's fields (label, previous version, rollout, request). */
+  event(
+    type: NewEvent["type"],
+    version: string,
+    production: string | null,
+    latest: string | null,
+    details: Pick<NewEvent, "label" | "previous_version" | "rollout" | "release"> = {},
+  ): this {
     this.events.push({
       type,
       prompt_id: this.promptId,
@@ -98,6 +105,7 @@ export class PromptChange {
       production_version: production,
       latest_version: latest,
       at: this.at,
+      ...details,
     });
     return this;
   }

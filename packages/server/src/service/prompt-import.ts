@@ -1,10 +1,12 @@
 import { badRequest, conflict } from "@promptstore/core/errors";
+import { PRODUCTION } from "@promptstore/core/labels";
 import type { ImportPromptBody } from "@promptstore/core/schemas";
 import type { ImportedPrompt } from "@promptstore/core/views";
 import { now } from "../store/ids.js";
 import type { NewVersion } from "../store/prompt-rows.js";
 import type { ProjectStore } from "../store/prompts.js";
 import type { Caller } from "./access.js";
+import { requireUnprotected } from "./label-moves.js";
 import { PromptChange, prepareVersion, requireWrite, reservePromptSlot } from "./prompt-changes.js";
 
 /** What an import needs of PromptService: the caller's project store, and how a change is recorded and told. */
@@ -48,6 +50,9 @@ export async function importPrompt(
   const id = body.id;
 
   const result = await context.store.transaction(async (tx) => {
+    if (body.production_version !== undefined) {
+      await requireUnprotected(tx, id, [PRODUCTION], "importing with production_version");
+    }
     let current = await tx.getPrompt(id);
     let created = false;
     if (!current) {

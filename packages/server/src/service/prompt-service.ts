@@ -1,6 +1,7 @@
 import type { Section } from "@promptstore/core/content";
 import type { DashboardPromptItem } from "@promptstore/core/dashboard";
 import { AppError, conflict, notFound } from "@promptstore/core/errors";
+import { PRODUCTION } from "@promptstore/core/labels";
 import {
   type CreatePromptBody,
   type ImportPromptBody,
@@ -10,25 +11,26 @@ import {
 } from "@promptstore/core/schemas";
 import { slugCandidate, slugify } from "@promptstore/core/slug";
 import { extractVariables } from "@promptstore/core/variables";
-import { isFullHash } from "@promptstore/core/version-ref";
 import type {
   CreatedPrompt,
   DeletedPrompt,
   ImportedPrompt,
-  Label,
   PromptList,
   PromptView,
   PublishedVersion,
+  RemovedLabel,
   SavedVersion,
   VersionList,
 } from "@promptstore/core/views";
 import { now } from "../store/ids.js";
 import type { Store } from "../store/index.js";
-import type { PromptAndVersion, PromptRow, VersionDocument } from "../store/prompt-rows.js";
+import type { LabelSettings } from "../store/labels.js";
+import type { PromptRow } from "../store/prompt-rows.js";
 import { type EventSink, ProjectStore } from "../store/prompts.js";
 import { type Caller, requireAccess } from "./access.js";
 import type { ChangeBus } from "./change-bus.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import { endRollout, labelState, moveLabel, requireUnprotected } from "./label-moves.js";
 import {
   PromptChange,
   requirePrompt,
@@ -38,20 +40,20 @@ import {
   writtenVersion,
 } from "./prompt-changes.js";
 import { importPrompt } from "./prompt-import.js";
-import { guardJson, versionDocument } from "./version-document.js";
+import { type PromptRead, PromptReader, pick, type ResolvedRead } from "./prompt-reads.js";
+import {
+  configureLabel,
+  decideRelease,
+  getRelease,
+  labelSettings,
+  listReleases,
+  type ReleaseContext,
+  type ReleaseView,
+  requestRelease,
+} from "./releases.js";
+import { guardJson } from "./version-document.js";
 
-/**
- * A read before it is shaped: the prompt row, the version served and its label, the text as a JSON string
- * (with the guard when asked for), and the version's document, whose JSON the HTTP routes splice into
- * their responses.
- */
-export interface PromptRead {
-  prompt: PromptRow;
-  hash: string;
-  label: Label;
-  textJson: string;
-  document: VersionDocument;
-}
+export type { PromptRead, ResolvedRead } from "./prompt-reads.js";
 
 const MAX_SLUG_ATTEMPTS = 1000;
 
@@ -62,7 +64,7 @@ const MAX_SLUG_ATTEMPTS = 1000;
 export class PromptService {
   /** Reads that reached the database, for tests and metrics: what a cache in front of `read` saves. */
   reads = 0;
-  private readonly guarded: (textJson: string) => string;
+  private readonly reader: PromptReader;
   private readonly sinks: EventSink[] = [];
 
   constructor(
@@ -70,7 +72,7 @@ export class PromptService {
     private readonly bus: ChangeBus,
     options: { guardText: string },
   ) {
-    this.guarded = guardJson(options.guardText);
+    this.reader = new PromptReader(guardJson(options.guardText));
   }
 
   /** Hands every change's events to `sink` inside the change's transaction (webhook deliveries). */
@@ -104,11 +106,12 @@ export class PromptService {
     const paginated = page.limit !== undefined || page.cursor !== undefined;
     const after = page.cursor !== undefined ? decodeCursor(page.cursor) : undefined;
     const limit = paginated ? (page.limit ?? 100) : undefined;
-    const rows = await this.projectStore(caller).listPrompts({
+    const store = this.projectStore(caller);
+    const rows = await store.listPrompts({
       after,
       limit: limit === undefined ? undefined : limit + 1,
     });
-    const prompts = limit === undefined ? rows : rows.slice(0, limit);
+    const prompts = await withLabels(store, limit === undefined ? rows : rows.slice(0, limit));
     const result: PromptList = { project: { id: caller.projectId, name: caller.projectName }, prompts };
     if (limit !== undefined) {
       const last = prompts[prompts.length - 1];
@@ -121,55 +124,19 @@ export class PromptService {
     return toView(await this.readDocument(caller, promptId, options));
   }
 
-  /** A read as stored: the hot path's single query, plus a prefix lookup for a version given by prefix. */
+  /**
+   * A read as stored, one arm chosen (by `assign`, else at random) when the label that serves has a
+   * rollout: the hot path's single query, and one more for a label, a prefix or a rollout's candidate.
+   */
   async readDocument(caller: Caller, promptId: string, options: ReadOptions = {}): Promise<PromptRead> {
+    return pick(await this.resolveRead(caller, promptId, options), promptId, options.assign);
+  }
+
+  /** A read with both arms of a rollout, for a cache that chooses per request. */
+  async resolveRead(caller: Caller, promptId: string, options: ReadOptions = {}): Promise<ResolvedRead> {
     this.reads++;
-    const store = this.projectStore(caller);
-    const { version: ref, guard } = readDefaults(options);
-    let found: PromptAndVersion;
-    let label: Label;
-    if (ref === "production" || ref === "latest") {
-      const pointed = await store.readPointer(promptId, ref);
-      if (!pointed) throw notFound(`prompt ${promptId} not found`);
-      found = pointed;
-      label = ref === "production" && found.prompt.production_version !== null ? "production" : "latest";
-    } else {
-      const hash = await this.pinnedHash(store, promptId, ref);
-      const pinned = await store.readVersion(promptId, hash);
-      if (!pinned) throw notFound(`prompt ${promptId} not found`);
-      if (!pinned.version) throw notFound(`version: no version of prompt ${promptId} matches ${ref}`);
-      found = { prompt: pinned.prompt, version: pinned.version };
-      label = "version";
-    }
-    const document = found.version.document ?? (await this.computeDocument(store, promptId, found.version.hash));
-    return {
-      prompt: found.prompt,
-      hash: found.version.hash,
-      label,
-      textJson: guard ? this.guarded(document.textJson) : document.textJson,
-      document,
-    };
-  }
-
-  /** A full hash is read as is (the read says whether it exists); a prefix must name one version. */
-  private async pinnedHash(store: ProjectStore, promptId: string, ref: string): Promise<string> {
-    if (isFullHash(ref)) return ref;
-    try {
-      return await resolveHash(store, promptId, ref);
-    } catch (error) {
-      // A missing prompt is named as such, not as a version that does not match.
-      if (error instanceof AppError && error.status === 404) await requirePrompt(store, promptId);
-      throw error;
-    }
-  }
-
-  /** For a version saved before documents were stored: computed from its rows once, then kept. */
-  private async computeDocument(store: ProjectStore, promptId: string, hash: string): Promise<VersionDocument> {
-    const content = await store.getVersionContent(promptId, hash);
-    const document = versionDocument(content.sections, content.tools);
-    // Storing it only spares the next read this work: a failure to store must not fail this read.
-    await store.saveDocument(promptId, hash, document).catch(() => {});
-    return document;
+    const { version, guard } = readDefaults(options);
+    return this.reader.resolve(this.projectStore(caller), promptId, version, guard);
   }
 
   /** Every prompt with the variables of the version it serves (production, else latest): two queries. */
@@ -181,13 +148,14 @@ export class PromptService {
       store.pointerTimes(),
     ]);
     const savedAt = new Map(times.map((t) => [t.id, t]));
+    const labelled = await withLabels(store, prompts);
     const sections = new Map<string, Section[]>();
     for (const row of contents) {
       const list = sections.get(row.prompt_id) ?? [];
       list.push({ title: "", content: row.content, enabled: true });
       sections.set(row.prompt_id, list);
     }
-    return prompts.map((p) => ({
+    return labelled.map((p) => ({
       ...p,
       variables: extractVariables(sections.get(p.id) ?? []),
       production_saved_at: savedAt.get(p.id)?.production_saved_at ?? null,
@@ -199,6 +167,9 @@ export class PromptService {
     const store = this.projectStore(caller);
     const prompt = await requirePrompt(store, promptId);
     const versions = await store.listVersions(promptId);
+    const labels = (await withLabels(store, [prompt]))[0]?.labels ?? {};
+    const onVersion = (hash: string): Record<string, string> =>
+      Object.fromEntries(Object.entries(labels).filter(([, version]) => version === hash));
     return {
       id: prompt.id,
       production_version: prompt.production_version,
@@ -208,7 +179,9 @@ export class PromptService {
         message: v.message,
         created_at: v.created_at,
         saved_by: v.saved_by,
+        labels: onVersion(v.hash),
       })),
+      labels,
     };
   }
 
@@ -220,6 +193,7 @@ export class PromptService {
     const publish = body.publish ?? false;
 
     const id = await this.projectStore(caller).transaction(async (tx) => {
+      if (publish) await requireUnprotected(tx, body.id ?? slugify(body.name), [PRODUCTION], "publishing");
       await reservePromptSlot(tx, caller);
       const row: PromptRow = {
         id: "",
@@ -271,6 +245,7 @@ export class PromptService {
       // serialized, so the second sees the first's save and is told (base_version).
       await tx.lockPrompt(promptId);
       const current = await requirePrompt(tx, promptId);
+      if (publish) await requireUnprotected(tx, promptId, [PRODUCTION], "saving with publish");
       if (body.base_version !== undefined && current.latest_version !== body.base_version) {
         throw conflict(
           `base_version: the prompt changed since this edit began; latest is now ${current.latest_version}`,
@@ -296,6 +271,8 @@ export class PromptService {
           .event("prompt.published", hash, production, latest)
           .audited("prompt.published", current.production_version, production);
       }
+      // Publishing moves production whole: a rollout on it ends here.
+      if (publish) await endRollout(tx, change, { ...current, latest_version: latest }, PRODUCTION);
       if (Object.keys(patch).length > 0) {
         await tx.updatePrompt(promptId, { ...patch, updated_at: timestamp });
         await this.record(tx, change);
@@ -306,27 +283,70 @@ export class PromptService {
     return { id: promptId, version: hash, created, published: publish };
   }
 
-  async publish(caller: Caller, promptId: string, ref = "latest"): Promise<PublishedVersion> {
-    requireAccess(caller, "publish", "publishing");
-    const hash = await this.projectStore(caller).transaction(async (tx) => {
+  /**
+   * Points a label (production unless told) at a version, or starts, changes, completes or aborts a rollout
+   * on it (`percent`). A protected label is refused: it moves only through an approved release request.
+   */
+  async publish(
+    caller: Caller,
+    promptId: string,
+    ref = "latest",
+    options: { label?: string | undefined; percent?: number | undefined } = {},
+  ): Promise<PublishedVersion> {
+    const label = options.label ?? PRODUCTION;
+    requireAccess(caller, "publish", label === PRODUCTION ? "publishing" : `moving label ${label}`);
+    const state = await this.projectStore(caller).transaction(async (tx) => {
       // Locked first, like save: a publish racing a deletion is a 404, not an event about a deleted prompt.
       await tx.lockPrompt(promptId);
       const prompt = await requirePrompt(tx, promptId);
+      await requireUnprotected(tx, promptId, [label], "moving it");
       const target = ref === "latest" ? prompt.latest_version : await resolveHash(tx, promptId, ref);
       const timestamp = now();
-      await tx.updatePrompt(promptId, { production_version: target, updated_at: timestamp });
-      // Publishing what production already serves records nothing, but is still announced.
       const change = new PromptChange(caller, promptId, timestamp);
-      if (target !== prompt.production_version) {
-        change
-          .audited("prompt.published", prompt.production_version, target)
-          .event("prompt.published", target, target, prompt.latest_version);
-      }
+      const moved = await moveLabel(tx, change, prompt, { label, target, percent: options.percent }, timestamp);
+      // Publishing what the label already serves records nothing, but is still announced.
       await this.record(tx, change);
-      return target;
+      return moved;
     });
     this.changed(caller.projectId, promptId);
-    return { id: promptId, version: hash, published: true };
+    const published: PublishedVersion = {
+      id: promptId,
+      version: state.rollout ? state.rollout.candidate : (state.version as string),
+      published: true,
+      label,
+    };
+    if (state.rollout) published.rollout = state.rollout;
+    return published;
+  }
+
+  /** Removes a label (not production) from a prompt; a protected one is refused like a move. */
+  async removeLabel(caller: Caller, promptId: string, label: string): Promise<RemovedLabel> {
+    requireAccess(caller, "publish", `removing label ${label}`);
+    if (label === PRODUCTION) {
+      throw new AppError("forbidden", "label: production cannot be removed; publish another version instead");
+    }
+    await this.projectStore(caller).transaction(async (tx) => {
+      await tx.lockPrompt(promptId);
+      const prompt = await requirePrompt(tx, promptId);
+      await requireUnprotected(tx, promptId, [label], "removing it");
+      const { version, rollout } = await labelState(tx, prompt, label);
+      if (version === null) throw notFound(`label: prompt ${promptId} has no version labelled ${label}`);
+      const timestamp = now();
+      const labels = tx.labels();
+      await labels.removeLabel(promptId, label);
+      if (rollout) await labels.clearRollout(promptId, label);
+      await tx.updatePrompt(promptId, { updated_at: timestamp });
+      const change = new PromptChange(caller, promptId, timestamp)
+        .audited("label.removed", version, null, `${promptId}:${label}`)
+        .event("prompt.label_removed", version, prompt.production_version, prompt.latest_version, {
+          label,
+          previous_version: version,
+          rollout: null,
+        });
+      await this.record(tx, change);
+    });
+    this.changed(caller.projectId, promptId);
+    return { id: promptId, label, removed: true };
   }
 
   /**
@@ -343,6 +363,11 @@ export class PromptService {
       await tx.releasePromptSlot();
       await tx.lockPrompt(promptId);
       const prompt = await requirePrompt(tx, promptId);
+      const carried = [
+        ...(prompt.production_version === null ? [] : [PRODUCTION]),
+        ...(await tx.labels().labelsOf(promptId)).keys(),
+      ];
+      await requireUnprotected(tx, promptId, carried, "deleting the prompt it labels");
       await tx.deletePrompt(promptId);
       const served = prompt.production_version ?? prompt.latest_version;
       // The audit row goes before the events: anything that fails from there on (a sink) takes it back.
@@ -357,6 +382,40 @@ export class PromptService {
     return { id: promptId, deleted: true };
   }
 
+  /** Asks for a protected label to move (releases.ts); anyone who could publish may ask. */
+  requestRelease(caller: Caller, promptId: string, body: Parameters<typeof requestRelease>[3]): Promise<ReleaseView> {
+    return requestRelease(this.releaseContext(caller), caller, promptId, body);
+  }
+
+  listReleases(caller: Caller, query: Parameters<typeof listReleases>[2]): Promise<{ releases: ReleaseView[] }> {
+    return listReleases(this.releaseContext(caller), caller, query);
+  }
+
+  getRelease(caller: Caller, id: string): Promise<ReleaseView> {
+    return getRelease(this.releaseContext(caller), caller, id);
+  }
+
+  /** Approves or rejects a release: a person who may, and who did not ask. */
+  decideRelease(caller: Caller, id: string, decision: Parameters<typeof decideRelease>[3]): Promise<ReleaseView> {
+    return decideRelease(this.releaseContext(caller), caller, id, decision);
+  }
+
+  labelSettings(caller: Caller): ReturnType<typeof labelSettings> {
+    return labelSettings(this.releaseContext(caller), caller);
+  }
+
+  configureLabel(caller: Caller, name: string, patch: Parameters<typeof configureLabel>[3]): Promise<LabelSettings> {
+    return configureLabel(this.releaseContext(caller), caller, name, patch);
+  }
+
+  private releaseContext(caller: Caller): ReleaseContext {
+    return {
+      store: this.projectStore(caller),
+      record: (tx, change) => this.record(tx, change),
+      changed: (promptId) => this.changed(caller.projectId, promptId),
+    };
+  }
+
   /** Adds versions made elsewhere (see prompt-import.ts). */
   async importPrompt(caller: Caller, body: ImportPromptBody): Promise<ImportedPrompt> {
     return importPrompt(
@@ -369,6 +428,27 @@ export class PromptService {
       body,
     );
   }
+}
+
+/** Rows with every label of each (production first when set, then the others by name): one query. */
+async function withLabels<T extends PromptRow>(
+  store: ProjectStore,
+  rows: T[],
+): Promise<(T & { labels: Record<string, string> })[]> {
+  const others = new Map<string, [string, string][]>();
+  if (rows.length > 0) {
+    for (const { prompt_id, name, version } of await store.labels().allLabels()) {
+      const list = others.get(prompt_id) ?? [];
+      list.push([name, version]);
+      others.set(prompt_id, list);
+    }
+  }
+  return rows.map((row) => {
+    const labels: Record<string, string> = {};
+    if (row.production_version !== null) labels.production = row.production_version;
+    for (const [name, version] of others.get(row.id) ?? []) labels[name] = version;
+    return { ...row, labels };
+  });
 }
 
 /** The view every surface shares (REST shapes it further; MCP and the dashboard return it as is). */
@@ -386,7 +466,11 @@ function toView(read: PromptRead): PromptView {
     production_version: prompt.production_version,
     created_at: prompt.created_at,
     updated_at: prompt.updated_at,
-  };
+  } as PromptView;
+  // In the order v2's spliced bytes have them (read-json.ts).
   if (document.toolsJson !== "[]") view.tools = JSON.parse(document.toolsJson);
+  view.labels = JSON.parse(read.labelsJson);
+  if (read.fallbackFor !== undefined) view.fallback_for = read.fallbackFor;
+  if (read.rollout !== undefined) view.rollout = read.rollout;
   return view;
 }

@@ -30,6 +30,10 @@ const TABLE_ORDER = [
   "webhook_endpoints",
   "webhook_deliveries",
   "audit_log",
+  "prompt_labels",
+  "rollouts",
+  "label_settings",
+  "release_requests",
 ];
 /** Counters of the rate limiter's current window: they mean nothing on another day, and are left out. */
 const LEFT_OUT = new Set(["rate_limits"]);

@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
+import type { DialectName } from "./dialect-name.js";
 import type { DatabaseHealth } from "./health.js";
 import type { Database } from "./schema.js";
 
@@ -37,6 +38,8 @@ export class CompiledQueries {
   private readonly templates = new Map<string, Template>();
 
   constructor(
+    /** The dialect the queries are compiled for: what a query built here may need to know of it. */
+    readonly dialect: DialectName,
     private readonly health: DatabaseHealth,
     private readonly direct?: DirectConnection,
   ) {}

@@ -6,7 +6,19 @@ import type { Database } from "./schema.js";
 /** An event as a mutation describes it, before the store gives it an id. */
 export type NewEvent = Omit<PromptEvent, "id">;
 
-const COLUMNS = ["id", "type", "prompt_id", "version", "production_version", "latest_version", "created_at"] as const;
+const COLUMNS = [
+  "id",
+  "type",
+  "prompt_id",
+  "version",
+  "production_version",
+  "latest_version",
+  "created_at",
+  "details",
+] as const;
+
+/** The fields of the release path, kept together as the `details` column's JSON. */
+type Details = Pick<PromptEvent, "label" | "previous_version" | "rollout" | "release">;
 
 function toEvent(row: {
   id: number | string;
@@ -16,6 +28,7 @@ function toEvent(row: {
   production_version: string | null;
   latest_version: string | null;
   created_at: string;
+  details: string | null;
 }): PromptEvent {
   return {
     id: Number(row.id),
@@ -25,7 +38,19 @@ function toEvent(row: {
     production_version: row.production_version,
     latest_version: row.latest_version,
     at: row.created_at,
+    ...(row.details === null ? {} : (JSON.parse(row.details) as Details)),
   };
+}
+
+function detailsOf(event: NewEvent): string | null {
+  const { label, previous_version, rollout, release } = event;
+  const details: Details = {
+    ...(label !== undefined && { label }),
+    ...(previous_version !== undefined && { previous_version }),
+    ...(rollout !== undefined && { rollout }),
+    ...(release !== undefined && { release }),
+  };
+  return Object.keys(details).length === 0 ? null : JSON.stringify(details);
 }
 
 /**
@@ -56,6 +81,7 @@ export class EventStore {
           production_version: event.production_version,
           latest_version: event.latest_version,
           created_at: event.at,
+          details: detailsOf(event),
         })
         .returning("id")
         .executeTakeFirstOrThrow();

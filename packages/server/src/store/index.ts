@@ -43,6 +43,11 @@ export function dialectOf(databaseUrl: string | undefined): DialectName {
 
 const OPERATIONS: Record<DialectName, DialectOperations> = { sqlite: sqliteOperations, postgres: postgresOperations };
 
+/** Whether the database a `DATABASE_URL` names is there: a SQLite file that is not would be created, empty. */
+export function storeExists(databaseUrl: string | undefined): boolean {
+  return OPERATIONS[dialectOf(databaseUrl)].exists(databaseUrl ?? DEFAULT_SQLITE_PATH);
+}
+
 function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, "//***@");
 }

@@ -51,6 +51,10 @@ export interface VersionDocument {
 export interface PromptAndVersion {
   prompt: PromptRow;
   version: { hash: string; document: VersionDocument | null };
+  /** The prompt's labels but production, `{name: hash}` in name order (`{}` when none), as JSON. */
+  labelsJson: string;
+  /** The prompt's rollouts, `{label: [candidate, percent]}` (`{}` when none), as JSON. */
+  rolloutsJson: string;
 }
 
 export type DocumentColumns = {

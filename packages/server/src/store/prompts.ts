@@ -4,7 +4,9 @@ import type { Kysely } from "kysely";
 import { type NewAuditEntry, recordAudit } from "./audit.js";
 import type { Announcement, ChangeChannel } from "./change-channel.js";
 import type { CompiledQueries } from "./compiled-queries.js";
+import { labelColumns } from "./dialects/label-json.js";
 import type { EventStore, NewEvent } from "./events.js";
+import { LabelStore } from "./labels.js";
 import {
   documentColumns,
   documentOf,
@@ -39,6 +41,11 @@ export class ProjectStore {
     /** Within a transaction: what it announced, delivered once it commits. */
     private readonly announced?: Announcement[],
   ) {}
+
+  /** The labels, label settings, rollouts and release requests of the project, on this store's connection. */
+  labels(): LabelStore {
+    return new LabelStore(this.db, this.projectId);
+  }
 
   /**
    * Runs `work` in one transaction, handing it a ProjectStore bound to that transaction. Resolves only once
@@ -192,18 +199,27 @@ export class ProjectStore {
    * to latest), one row of one compiled query.
    */
   async readPointer(promptId: string, pointer: "production" | "latest"): Promise<PromptAndVersion | undefined> {
+    const labels = labelColumns(this.queries.dialect);
     const rows = await this.queries.rows(
       this.db,
       `readPointer:${pointer}`,
       (param) =>
         this.servedVersions(pointer)
           .select(READ_COLUMNS)
+          .select([labels.labels.as("labels_json"), labels.rollouts.as("rollouts_json")])
           .where("p.project_id", "=", param(0))
           .where("p.id", "=", param(1)),
       [this.projectId, promptId],
     );
     const row = rows[0];
-    return row && { prompt: promptOf(row), version: { hash: row.hash, document: documentOf(row) } };
+    return (
+      row && {
+        prompt: promptOf(row),
+        version: { hash: row.hash, document: documentOf(row) },
+        labelsJson: row.labels_json,
+        rolloutsJson: row.rollouts_json,
+      }
+    );
   }
 
   /**
@@ -213,7 +229,8 @@ export class ProjectStore {
   async readVersion(
     promptId: string,
     hash: string,
-  ): Promise<{ prompt: PromptRow; version: PromptAndVersion["version"] | undefined } | undefined> {
+  ): Promise<(Omit<PromptAndVersion, "version"> & { version: PromptAndVersion["version"] | undefined }) | undefined> {
+    const labels = labelColumns(this.queries.dialect);
     const rows = await this.queries.rows(
       this.db,
       "readVersion",
@@ -227,6 +244,7 @@ export class ProjectStore {
               .on("v.hash", "=", param(2)),
           )
           .select(READ_COLUMNS)
+          .select([labels.labels.as("labels_json"), labels.rollouts.as("rollouts_json")])
           .where("p.project_id", "=", param(0))
           .where("p.id", "=", param(1)),
       [this.projectId, promptId, hash],
@@ -236,6 +254,8 @@ export class ProjectStore {
     return {
       prompt: promptOf(row),
       version: row.hash === null ? undefined : { hash: row.hash, document: documentOf(row) },
+      labelsJson: row.labels_json,
+      rolloutsJson: row.rollouts_json,
     };
   }
 

@@ -131,6 +131,8 @@ export interface EventsTable {
   production_version: string | null;
   latest_version: string | null;
   created_at: string;
+  /** Migration 008: the label, previous version, rollout or release request, as JSON; null before. */
+  details: string | null;
 }
 
 export interface EventHorizonTable {
@@ -175,6 +177,54 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
+/** Migration 008: every label but production (which stays `prompts.production_version`). */
+export interface PromptLabelsTable {
+  project_id: string;
+  prompt_id: string;
+  name: string;
+  version: string;
+  updated_at: string;
+}
+
+/** Migration 008: a gradual rollout on a label (production included): the candidate and its share. */
+export interface RolloutsTable {
+  project_id: string;
+  prompt_id: string;
+  label: string;
+  candidate: string;
+  percent: number;
+  started_at: string;
+}
+
+/** Migration 008: per project and label name. */
+export interface LabelSettingsTable {
+  project_id: string;
+  name: string;
+  description: string;
+  /** 0 or 1. */
+  protected: number;
+  fallback: string | null;
+  updated_at: string;
+}
+
+/** Migration 008. */
+export interface ReleaseRequestsTable {
+  id: string;
+  project_id: string;
+  prompt_id: string;
+  label: string;
+  version: string;
+  from_version: string | null;
+  percent: number | null;
+  message: string;
+  status: string;
+  requested_by: string;
+  requested_at: string;
+  decided_by: string | null;
+  decided_at: string | null;
+  comment: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
@@ -191,4 +241,8 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   audit_log: AuditLogTable;
+  prompt_labels: PromptLabelsTable;
+  rollouts: RolloutsTable;
+  label_settings: LabelSettingsTable;
+  release_requests: ReleaseRequestsTable;
 }

@@ -17,7 +17,10 @@ describe.each(DATABASES)("dashboard prompts, through the same service as REST ($
     expect((await t.request("GET", "/api/v2/prompts/prompt-1")).body.data.version).toBe(v1);
     expect((await t.request("GET", "/api/v1/prompts/prompt-1")).body.data.version).toBe(v1);
     const published = await editor.call("POST", `${url}/prompt-1/publish`, { body: { version: v2.slice(0, 7) } });
-    expect(published.body).toEqual({ success: true, data: { id: "prompt-1", version: v2, published: true } });
+    expect(published.body).toEqual({
+      success: true,
+      data: { id: "prompt-1", version: v2, published: true, label: "production" },
+    });
     expect((await t.request("GET", "/api/v2/prompts/prompt-1")).body.data.version).toBe(v2);
     expect((await t.request("GET", "/api/v1/prompts/prompt-1")).body.data.version).toBe(v2);
     // Rolling back is publishing the older hash.
@@ -47,6 +50,7 @@ describe.each(DATABASES)("dashboard prompts, through the same service as REST ($
           latest_version: v2,
           created_at: created.body.data.created_at,
           updated_at: expect.any(String),
+          labels: {},
           variables: ["team"],
           production_saved_at: null,
           latest_saved_at: expect.any(String),

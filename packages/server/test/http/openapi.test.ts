@@ -22,8 +22,12 @@ describe("OpenAPI document", () => {
       "/api/v2/import",
       "/api/v2/prompts",
       "/api/v2/prompts/{id}",
+      "/api/v2/prompts/{id}/labels/{label}",
       "/api/v2/prompts/{id}/publish",
+      "/api/v2/prompts/{id}/releases",
       "/api/v2/prompts/{id}/versions",
+      "/api/v2/releases",
+      "/api/v2/releases/{release}",
       "/api/v2/webhooks",
       "/api/v2/webhooks/{id}",
       "/api/v2/webhooks/{id}/deliveries",
@@ -46,6 +50,12 @@ describe("OpenAPI document", () => {
       "prompt.version_saved",
       "prompt.published",
       "prompt.deleted",
+      "prompt.label_moved",
+      "prompt.label_removed",
+      "prompt.rollout_changed",
+      "release.requested",
+      "release.approved",
+      "release.rejected",
     ]);
     expect(doc.components.securitySchemes.apiKey).toEqual({ type: "apiKey", in: "header", name: "x-api-key" });
   });
@@ -59,7 +69,7 @@ describe("OpenAPI document", () => {
     expect(create.properties.sections.items.properties.title.maxLength).toBe(100);
     const read = doc.paths["/api/v2/prompts/{id}"].get;
     const version = read.parameters.find((p: { name: string }) => p.name === "version");
-    expect(version.schema.pattern).toBe("^(production|latest|[0-9a-f]{7,64})$");
+    expect(version.schema.pattern).toBe("^(production|latest|(?![0-9a-f]+$)[a-z][a-z0-9_-]{0,31}|[0-9a-f]{7,64})$");
     const ok = read.responses["200"].content["application/json"].schema;
     expect(ok.properties.data.required).toContain("production_version");
     expect(read.responses["404"]).toEqual({ $ref: "#/components/responses/Error404" });

@@ -250,7 +250,7 @@ describe.each(DATABASES)("v2 prompts, happy paths ($name)", (database) => {
       expect(res.status).toBe(200);
       const data = successEnvelope(publishedVersion).parse(res.body).data;
       const latest = (await t.request("GET", "/api/v2/prompts/prompt-1?version=latest")).body.data.version;
-      expect(data).toEqual({ id: "prompt-1", version: latest, published: true });
+      expect(data).toEqual({ id: "prompt-1", version: latest, published: true, label: "production" });
       expect((await t.request("GET", "/api/v2/prompts/prompt-1")).body.data.label).toBe("production");
     });
 
@@ -266,7 +266,7 @@ describe.each(DATABASES)("v2 prompts, happy paths ($name)", (database) => {
       const rollback = await t.request("POST", "/api/v2/prompts/prompt-1/publish", {
         body: { version: v1.slice(0, 9) },
       });
-      expect(rollback.body.data).toEqual({ id: "prompt-1", version: v1, published: true });
+      expect(rollback.body.data).toEqual({ id: "prompt-1", version: v1, published: true, label: "production" });
       const read = (await t.request("GET", "/api/v2/prompts/prompt-1")).body.data;
       expect(read).toMatchObject({ version: v1, production_version: v1, label: "production" });
       const latest = (await t.request("GET", "/api/v2/prompts/prompt-1?version=latest")).body.data;

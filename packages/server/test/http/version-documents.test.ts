@@ -170,8 +170,9 @@ describe.each(DATABASES)("version documents ($name)", (database) => {
     expect(await get("/api/v2/prompts/exact?guard=false")).toBe(
       `{"success":true,"data":{"id":"exact","name":"Exact","description":"","prompt":${JSON.stringify(text)},` +
         `"sections":${sections},"variables":["company"],"version":"${hash}","label":"latest",` +
-        `"production_version":null,"created_at":"${at}","updated_at":"${at}","tools":${tools}}}`,
+        `"production_version":null,"created_at":"${at}","updated_at":"${at}","tools":${tools},"labels":{}}}`,
     );
+    // Labels (docs/releases.md) are the one addition, last; v1's frozen shape has none.
     expect(await get("/api/v1/prompts/exact")).toBe(
       `{"success":true,"data":{"id":"exact","prompt":${JSON.stringify(`${text}\n\n${DEFAULT_GUARD_TEXT}`)},` +
         `"sections":${sections},"tools":${tools},"version":"${hash}","created_at":"${at}","updated_at":"${at}",` +

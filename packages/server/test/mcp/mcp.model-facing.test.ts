@@ -82,6 +82,7 @@ describe.each(DATABASES)("MCP as a model and an operator see it ($name)", (datab
         create_prompt: [false, false],
         save_prompt_version: [false, false],
         publish_prompt: [false, true],
+        request_release: [false, false],
         delete_prompt: [false, true],
       });
       const remove = tools.find((t) => t.name === "delete_prompt")!;

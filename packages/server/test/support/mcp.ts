@@ -7,6 +7,7 @@ export const MCP_TOOLS = [
   "list_prompts",
   "list_versions",
   "publish_prompt",
+  "request_release",
   "save_prompt_version",
 ];
 

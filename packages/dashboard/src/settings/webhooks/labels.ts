@@ -7,12 +7,24 @@ const EVENT_LABELS: Record<string, string> = {
   "prompt.version_saved": "Version saved",
   "prompt.published": "Published",
   "prompt.deleted": "Deleted",
+  "prompt.label_moved": "Label moved",
+  "prompt.label_removed": "Label removed",
+  "prompt.rollout_changed": "Rollout changed",
+  "release.requested": "Release requested",
+  "release.approved": "Release approved",
+  "release.rejected": "Release rejected",
 };
 export const EVENT_HELP: Record<string, string> = {
   "prompt.created": "a new prompt and its first version",
   "prompt.version_saved": "a save that makes a new version",
   "prompt.published": "production moves: publish or rollback",
   "prompt.deleted": "a prompt is deleted",
+  "prompt.label_moved": "a label other than production moves",
+  "prompt.label_removed": "a label is removed from a prompt",
+  "prompt.rollout_changed": "a gradual rollout starts, changes or is aborted",
+  "release.requested": "someone asks to move a protected label",
+  "release.approved": "a release is approved (the label moves)",
+  "release.rejected": "a release is rejected",
 };
 export const label = (type: EventType): string => EVENT_LABELS[type] ?? type;
 

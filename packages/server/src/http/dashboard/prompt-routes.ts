@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AccountService } from "../../service/account-service.js";
 import type { PromptService } from "../../service/prompt-service.js";
 import { ok } from "../envelope.js";
-import { promptIdParam, storableIdParam } from "../routes/params.js";
+import { labelParam, promptIdParam, storableIdParam } from "../routes/params.js";
 import { parseInput } from "../validate.js";
 import { userOf } from "./session-auth.js";
 
@@ -70,6 +70,16 @@ export function registerDashboardPromptRoutes(
   app.post(`${PREFIX}/prompts/:id/publish`, session, async (request) => {
     const granted = await callerFor(request, "publish");
     const body = parseInput(publishBody, request.body ?? {}, "body");
-    return ok(await prompts.publish(granted, promptIdParam(request.params), body.version ?? "latest"));
+    return ok(
+      await prompts.publish(granted, promptIdParam(request.params), body.version ?? "latest", {
+        label: body.label,
+        percent: body.percent,
+      }),
+    );
+  });
+
+  app.delete(`${PREFIX}/prompts/:id/labels/:label`, session, async (request) => {
+    const granted = await callerFor(request, "publish");
+    return ok(await prompts.removeLabel(granted, promptIdParam(request.params), labelParam(request.params)));
   });
 }

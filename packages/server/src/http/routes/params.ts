@@ -1,4 +1,5 @@
-import { notFound } from "@promptstore/core/errors";
+import { badRequest, notFound } from "@promptstore/core/errors";
+import { labelNameProblem } from "@promptstore/core/labels";
 import { PROMPT_ID_PATTERN } from "@promptstore/core/slug";
 import { hasNoNul, isWellFormed } from "@promptstore/core/text";
 
@@ -18,4 +19,12 @@ export function storableIdParam(params: unknown, name: string, kind: string): st
   const id = (params as Record<string, string | undefined>)[name] ?? "";
   if (!hasNoNul(id) || !isWellFormed(id)) throw notFound(`${kind} ${id.slice(0, 64)} not found`);
   return id;
+}
+
+/** A label's name from the path; one no label can have is a 400 naming `label`. */
+export function labelParam(params: unknown): string {
+  const label = (params as { label?: string }).label ?? "";
+  const problem = labelNameProblem(label);
+  if (problem) throw badRequest(`label: ${problem}`);
+  return label;
 }

@@ -12,8 +12,9 @@ export function registerV1Routes(app: FastifyInstance, service: PromptService, c
   app.get("/api/v1/prompts/:id", { config: { auth: true } }, (request, reply) => {
     const id = promptIdParam(request.params);
     const caller = callerOf(request);
-    return sendCachedRead(request, reply, cache, caller, id, "v1", () =>
-      service.readDocument(caller, id).then(v1ReadJson),
-    );
+    return sendCachedRead(request, reply, cache, caller, id, "v1", {
+      resolve: () => service.resolveRead(caller, id),
+      render: v1ReadJson,
+    });
   });
 }

@@ -17,7 +17,7 @@ import { ok } from "../envelope.js";
 import { PRODUCTION_READ, type ReadCache } from "../read-cache.js";
 import { v2ReadJson } from "../read-json.js";
 import { parseInput } from "../validate.js";
-import { promptIdParam } from "./params.js";
+import { labelParam, promptIdParam } from "./params.js";
 
 function hasKeys(object: Record<string, unknown>): boolean {
   for (const _ in object) return true;
@@ -39,7 +39,8 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
     const raw = request.query as Record<string, unknown>;
     const query = hasKeys(raw) ? parseInput(readQuery, raw, "query") : {};
     const caller = callerOf(request);
-    const { version, guard } = readDefaults(readOptionsOf(query));
+    const options = readOptionsOf(query);
+    const { version, guard } = readDefaults(options);
     // The usual read (production, guarded) names its variant with a constant: no string built per request.
     const usual = version === "production" && guard;
     // A version named by its full hash never changes, so clients may keep it for good; `production`,
@@ -52,7 +53,11 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
       caller,
       id,
       usual ? PRODUCTION_READ : `v2|${version}|${guard}`,
-      () => service.readDocument(caller, id, { version, guard }).then(v2ReadJson),
+      {
+        resolve: () => service.resolveRead(caller, id, { version, guard }),
+        render: v2ReadJson,
+        assign: options.assign,
+      },
       etag,
     );
   });
@@ -80,7 +85,17 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
   app.post("/api/v2/prompts/:id/publish", auth, async (request) => {
     const id = promptIdParam(request.params);
     const body = parseInput(publishBody, request.body ?? {}, "body");
-    return ok(await service.publish(callerOf(request), id, body.version ?? "latest"));
+    return ok(
+      await service.publish(callerOf(request), id, body.version ?? "latest", {
+        label: body.label,
+        percent: body.percent,
+      }),
+    );
+  });
+
+  app.delete("/api/v2/prompts/:id/labels/:label", auth, async (request) => {
+    const id = promptIdParam(request.params);
+    return ok(await service.removeLabel(callerOf(request), id, labelParam(request.params)));
   });
 
   app.post("/api/v2/import", auth, async (request) => {

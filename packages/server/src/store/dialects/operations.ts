@@ -44,6 +44,8 @@ export interface OpenedDatabase {
  */
 export interface DialectOperations {
   readonly name: DialectName;
+  /** Whether `location` holds a database already; opening one that does not may create it empty. */
+  exists(location: string): boolean;
   open(location: string, options: OpenOptions, health: DatabaseHealth): OpenedDatabase;
   /**
    * Holds the project's events lock until the transaction `db` is in ends, taken before the events' ids are

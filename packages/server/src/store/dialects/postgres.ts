@@ -1,10 +1,10 @@
 import { CompiledQuery, type Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { DEFAULT_INVALIDATION_TIMEOUT_MS } from "../change-channel.js";
-import { postgresChannel } from "../postgres-channel.js";
 import type { Database } from "../schema.js";
 import type { CommitCheck } from "./guarded.js";
 import type { DialectOperations } from "./operations.js";
+import { postgresChannel } from "./postgres-channel.js";
 
 /** How long taking a new connection may wait; past it the request gets its 503 rather than hanging. */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -83,6 +83,8 @@ async function serialSequence(db: Kysely<Database>, table: string): Promise<stri
 /** A pool of connections shared by every instance of a deployment. */
 export const postgresOperations: DialectOperations = {
   name: "postgres",
+  // Connecting never creates a database: one that is not there fails to open, saying so.
+  exists: () => true,
   open(location, options, health) {
     const { dialect, pool, commitCheck } = postgresDialect(location, options.poolSize ?? 10, (error) =>
       health.failed(error),

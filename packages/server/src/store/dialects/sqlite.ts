@@ -1,11 +1,11 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import { type SqliteDatabase, SqliteDialect, type SqliteStatement, sql } from "kysely";
 import { LRUCache } from "lru-cache";
 import type { DatabaseHealth } from "../health.js";
-import { sqliteChannel } from "../sqlite-channel.js";
 import type { DialectOperations } from "./operations.js";
+import { sqliteChannel } from "./sqlite-channel.js";
 
 /**
  * Kysely's SQLite driver prepares every statement anew; our queries come from a fixed set of shapes, so
@@ -52,6 +52,7 @@ function opening<T>(health: DatabaseHealth, open: () => T): T {
 /** One file, one connection, one writer at a time. */
 export const sqliteOperations: DialectOperations = {
   name: "sqlite",
+  exists: (path) => existsSync(path),
   open(location, _options, health) {
     const { dialect, database } = opening(health, () => sqliteDialect(location));
     return {

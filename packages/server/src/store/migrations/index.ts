@@ -6,6 +6,7 @@ import * as m004 from "./004-version-documents.js";
 import * as m005 from "./005-events.js";
 import * as m006 from "./006-webhooks.js";
 import * as m007 from "./007-least-privilege.js";
+import * as m008 from "./008-labels.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
@@ -18,6 +19,7 @@ export const migrationProvider: MigrationProvider = {
       "005-events": m005,
       "006-webhooks": m006,
       "007-least-privilege": m007,
+      "008-labels": m008,
     };
   },
 };

@@ -1,0 +1,99 @@
+import { labelNameProblem } from "@promptstore/core/labels";
+import { RELEASE_STATUSES } from "@promptstore/core/schemas";
+import { shortHash } from "@promptstore/core/version-ref";
+import type { Command } from "commander";
+import type { Caller } from "../service/access.js";
+import { CliError, emit } from "./output.js";
+import { withPrompts } from "./prompt-commands.js";
+
+interface SetOptions {
+  protected?: boolean;
+  fallback?: string;
+  description?: string;
+  json?: boolean;
+}
+
+/** The operator at the command line holds an owner's powers over labels (docs/releases.md). */
+const asOperator = (caller: Caller): Caller => ({ ...caller, role: "owner" });
+
+const name = (value: string, what = "label"): string => {
+  const problem = labelNameProblem(value);
+  if (problem) throw new CliError(`${what}: ${problem}`);
+  return value;
+};
+
+/** `promptstore label …` and `promptstore release list`: a project's labels, their settings and requests. */
+export function registerLabelCommands(program: Command): void {
+  const label = program.command("label").description("a project's labels (environments): settings and protection");
+  label
+    .command("list <project>")
+    .description("every label the project uses or has settings for: description, protection, fallback, prompts")
+    .option("--json", "machine-readable output")
+    .action(async (projectRef: string, opts: { json?: boolean }) => {
+      const { labels } = await withPrompts(projectRef, (prompts, caller) => prompts.labelSettings(caller));
+      emit(!!opts.json, { labels }, () =>
+        labels.length === 0
+          ? "no labels"
+          : labels
+              .map(
+                (l) =>
+                  `${l.name}${l.protected ? " (protected)" : ""}${l.fallback ? ` → falls back to ${l.fallback}` : ""}` +
+                  `  ${l.in_use} prompt(s)${l.description ? `  ${l.description}` : ""}`,
+              )
+              .join("\n"),
+      );
+    });
+  label
+    .command("set <project> <name>")
+    .description("set a label's settings: --protected (moves need an approved release), --fallback, --description")
+    .option("--protected", "protect the label")
+    .option("--no-protected", "unprotect the label")
+    .option("--fallback <label>", "serve this label to prompts that lack it ('none' removes the fallback)")
+    .option("--description <text>", "what the environment is for")
+    .option("--json", "machine-readable output")
+    .action(async (projectRef: string, labelName: string, opts: SetOptions) => {
+      const fallback =
+        opts.fallback === undefined ? undefined : opts.fallback === "none" ? null : name(opts.fallback, "fallback");
+      const settings = await withPrompts(projectRef, (prompts, caller) =>
+        prompts.configureLabel(asOperator(caller), name(labelName), {
+          protected: opts.protected,
+          fallback,
+          description: opts.description,
+        }),
+      );
+      emit(
+        !!opts.json,
+        settings,
+        () =>
+          `${settings.name}: ${settings.protected ? "protected" : "not protected"}, ` +
+          `fallback ${settings.fallback ?? "none"}${settings.description ? `, "${settings.description}"` : ""}`,
+      );
+    });
+
+  const release = program.command("release").description("a project's release requests");
+  release
+    .command("list <project>")
+    .description("release requests, newest first")
+    .option("--status <status>", `only these: ${RELEASE_STATUSES.join(", ")}`)
+    .option("--json", "machine-readable output")
+    .action(async (projectRef: string, opts: { status?: string; json?: boolean }) => {
+      const status = opts.status;
+      if (status !== undefined && !(RELEASE_STATUSES as readonly string[]).includes(status)) {
+        throw new CliError(`status: must be one of ${RELEASE_STATUSES.join(", ")}`);
+      }
+      const { releases } = await withPrompts(projectRef, (prompts, caller) =>
+        prompts.listReleases(caller, { status: status as (typeof RELEASE_STATUSES)[number] | undefined }),
+      );
+      emit(!!opts.json, { releases }, () =>
+        releases.length === 0
+          ? "no release requests"
+          : releases
+              .map(
+                (r) =>
+                  `${r.id}  ${r.status}  ${r.prompt_id}:${r.label} → ${shortHash(r.version)}` +
+                  `${r.percent === null ? "" : ` at ${r.percent}%`}  by ${r.requested_by}`,
+              )
+              .join("\n"),
+      );
+    });
+}

@@ -1,0 +1,74 @@
+import { releaseRequestBody, releasesQuery } from "@promptstore/core/schemas";
+import type { FastifyInstance } from "fastify";
+import type { PromptService } from "../../service/prompt-service.js";
+import { callerOf } from "../auth.js";
+import { ok } from "../envelope.js";
+import type { Operation } from "../operation.js";
+import { releaseList, releaseOut, removedLabel } from "../response-schemas.js";
+import { parseInput } from "../validate.js";
+import { promptIdParam, storableIdParam } from "./params.js";
+
+export const RELEASE_OPERATIONS: Operation[] = [
+  {
+    method: "delete",
+    path: "/api/v2/prompts/{id}/labels/{label}",
+    operationId: "removePromptLabel",
+    summary: "Remove a label (not production) from a prompt; a protected one is refused (publish key)",
+    status: 200,
+    response: removedLabel,
+    errors: [400, 401, 403, 404, 429],
+  },
+  {
+    method: "post",
+    path: "/api/v2/prompts/{id}/releases",
+    operationId: "requestRelease",
+    summary: "Ask for a (protected) label to move to a version, or to roll it out; approved in the dashboard",
+    body: releaseRequestBody,
+    status: 201,
+    response: releaseOut,
+    errors: [400, 401, 403, 404, 409, 415, 429],
+  },
+  {
+    method: "get",
+    path: "/api/v2/releases",
+    operationId: "listReleases",
+    summary: "The project's release requests, newest first",
+    query: releasesQuery,
+    status: 200,
+    response: releaseList,
+    errors: [400, 401, 429],
+  },
+  {
+    method: "get",
+    path: "/api/v2/releases/{release}",
+    operationId: "getRelease",
+    summary: "One release request",
+    status: 200,
+    response: releaseOut,
+    errors: [401, 404, 429],
+  },
+];
+
+/**
+ * Release requests over the API (docs/releases.md): a key may ask for a protected label to move and see
+ * the requests; deciding them is the dashboard's, a person's (never a key's).
+ */
+export function registerReleaseRoutes(app: FastifyInstance, prompts: PromptService): void {
+  const auth = { config: { auth: true } };
+
+  app.post("/api/v2/prompts/:id/releases", auth, async (request, reply) => {
+    const id = promptIdParam(request.params);
+    const body = parseInput(releaseRequestBody, request.body, "body");
+    reply.code(201);
+    return ok(await prompts.requestRelease(callerOf(request), id, body));
+  });
+
+  app.get("/api/v2/releases", auth, async (request) => {
+    const query = parseInput(releasesQuery, request.query, "query");
+    return ok(await prompts.listReleases(callerOf(request), query));
+  });
+
+  app.get("/api/v2/releases/:release", auth, async (request) => {
+    return ok(await prompts.getRelease(callerOf(request), storableIdParam(request.params, "release", "release")));
+  });
+}
