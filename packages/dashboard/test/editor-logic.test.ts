@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkTools } from "../src/editor/tools";
 import { moveItem } from "../src/forms/sections";
 import { publishKind } from "../src/history/versions";
-import { curlSnippet, fetchSnippet, readUrl } from "../src/preview/snippets";
+import { curlSnippet, fetchSnippet, installCommand, pythonSnippet, readUrl, sdkSnippet } from "../src/preview/snippets";
 
 describe("checkTools", () => {
   it("accepts an empty text and an empty array as no tools", () => {
@@ -88,5 +88,35 @@ describe("snippets", () => {
     expect(code).toContain('fetch("https://prompts.example.com/api/v2/prompts/support-bot", {');
     expect(code).toContain('"x-api-key": process.env.PROMPTSTORE_API_KEY');
     expect(code).toContain('const values: Record<string, string> = { "name": "" };');
+  });
+
+  const files = [
+    { language: "typescript", version: "0.1.0", file: "promptstore-client-0.1.0.tgz" },
+    { language: "python", version: "0.1.0", file: "promptstore-0.1.0-py3-none-any.whl" },
+  ];
+
+  it("installs the clients from the server the page is on, else from a clone", () => {
+    expect(installCommand(target.origin, files, "typescript")).toBe(
+      "npm install https://prompts.example.com/sdk/promptstore-client-0.1.0.tgz",
+    );
+    expect(installCommand(target.origin, files, "python")).toBe(
+      "pip install https://prompts.example.com/sdk/promptstore-0.1.0-py3-none-any.whl",
+    );
+    expect(installCommand(target.origin, [], "typescript")).toBe("npm install <clone>/packages/client");
+    expect(installCommand(target.origin, [], "python")).toBe("pip install <clone>/clients/python");
+  });
+
+  it("reads with the SDKs: this version, the guard as shown, the variables to fill", () => {
+    const ts = sdkSnippet({ ...target, version: "abc1234", guard: false }, ["company"], files);
+    expect(ts.split("\n")[0]).toBe("// npm install https://prompts.example.com/sdk/promptstore-client-0.1.0.tgz");
+    expect(ts).toContain('baseUrl: "https://prompts.example.com",');
+    expect(ts).toContain('await promptstore.get("support-bot", { version: "abc1234", guard: false });');
+    expect(ts).toContain('promptstore.fill(prompt, { "company": "" })');
+    const py = pythonSnippet(target, [], files);
+    expect(py.split("\n")[0]).toBe("# pip install https://prompts.example.com/sdk/promptstore-0.1.0-py3-none-any.whl");
+    expect(py).toContain('prompt = promptstore.get("support-bot")  # then from memory');
+    expect(pythonSnippet({ ...target, guard: false }, ["x"], files)).toContain(
+      'promptstore.get("support-bot", guard=False)',
+    );
   });
 });

@@ -273,3 +273,25 @@ export function useRemoveMember(orgId: string) {
       ]),
   });
 }
+
+/** A client this server hands out under /sdk/, as GET /sdk/ lists it. */
+export interface SdkFile {
+  language: string;
+  version: string;
+  file: string;
+}
+
+/**
+ * The clients this server hands out (GET /sdk/, outside the dashboard's API: a plain JSON listing, no
+ * envelope). The preview's snippets install them from here; an empty list when none was built.
+ */
+export const sdkQuery = queryOptions({
+  queryKey: ["sdk"] as const,
+  queryFn: async (): Promise<SdkFile[]> => {
+    const response = await fetch("/sdk/", { headers: { accept: "application/json" } });
+    if (!response.ok) return [];
+    const listing = (await response.json()) as { clients?: SdkFile[] };
+    return listing.clients ?? [];
+  },
+  staleTime: Number.POSITIVE_INFINITY,
+});

@@ -2,12 +2,12 @@ import { fillVariables, PLACEHOLDER_PATTERN } from "@promptstore/core/variables"
 import { useQuery } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
 import { useParams, useSearchParams } from "react-router";
-import { promptViewQuery, versionsQuery } from "../api/queries";
+import { promptViewQuery, sdkQuery, versionsQuery } from "../api/queries";
 import { CopyButton } from "../ui/CopyButton";
 import { Field } from "../ui/Field";
 import { shortHash } from "../ui/format";
 import { ErrorState, Loading } from "../ui/States";
-import { curlSnippet, fetchSnippet } from "./snippets";
+import { curlSnippet, fetchSnippet, pythonSnippet, sdkSnippet } from "./snippets";
 import "./preview.css";
 
 /** What an application gets: the assembled text of a version, with and without the guard, filled in. */
@@ -83,6 +83,7 @@ function PreviewBody({
   guard: boolean;
 }) {
   const view = useQuery(promptViewQuery(projectId, promptId, version, guard));
+  const sdk = useQuery(sdkQuery);
   const [values, setValues] = useState<Record<string, string>>({});
   const target = { origin: window.location.origin, promptId, version, guard };
   const variables = view.data?.variables ?? [];
@@ -164,6 +165,8 @@ function PreviewBody({
         </div>
         <div className="snippet-grid">
           <Snippet title="curl" code={curlSnippet(target)} />
+          <Snippet title="TypeScript (SDK)" code={sdkSnippet(target, variables, sdk.data ?? [])} />
+          <Snippet title="Python" code={pythonSnippet(target, variables, sdk.data ?? [])} />
           <Snippet title="TypeScript (fetch)" code={fetchSnippet(target, variables)} />
         </div>
       </section>
