@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
-import type { ChangeChannel } from "./change-channel.js";
-import type { Database } from "./schema.js";
+import type { ChangeChannel } from "../change-channel.js";
+import type { Database } from "../schema.js";
 
 /** How often a server on SQLite looks for another process's writes (the CLI's) unless told. */
 export const SQLITE_POLL_MS = 250;

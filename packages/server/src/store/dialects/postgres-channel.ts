@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { Change } from "@promptstore/core/change";
 import { sql } from "kysely";
 import pg from "pg";
+import type { Announcement, ChangeChannel } from "../change-channel.js";
+import type { DatabaseHealth } from "../health.js";
 import { Acknowledgements, type Listener } from "./acknowledgements.js";
-import type { Announcement, ChangeChannel } from "./change-channel.js";
-import type { DatabaseHealth } from "./health.js";
 
 const CHANGES = "promptstore_changes";
 /** Each process hears acknowledgements on a channel of its own: this prefix and its instance id. */
