@@ -231,8 +231,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerMetaRoutes(server, store, VERSION);
   registerSdkRoutes(server);
   if (metrics) registerMetricsRoute(server, metrics, config.PROMPTSTORE_METRICS_TOKEN);
-  registerPromptRoutes(server, prompts, cache);
-  registerV1Routes(server, prompts, cache);
+  registerPromptRoutes(server, prompts, cache, metrics);
+  registerV1Routes(server, prompts, cache, metrics);
   registerEventRoutes(server, hub, (request) => {
     metrics?.record(request.raw, "GET", "/api/v2/events", 200, 0);
     request.log.info(

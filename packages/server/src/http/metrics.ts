@@ -24,6 +24,8 @@ const streams = new WeakSet<IncomingMessage>();
 export const markStream = (request: IncomingMessage) => streams.add(request);
 
 const DURATION = "promptstore_http_request_duration_seconds";
+/** How many (label, arm) series the read counter keeps before it counts the rest as `other`. */
+const MAX_LABEL_SERIES = 150;
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** One method and route's answers: counts by status, and the latency histogram (per bucket, not cumulative). */
@@ -66,6 +68,8 @@ export class Metrics {
   readonly registry = new Registry();
   readonly refusedConnections: Counter;
   private readonly byMethod = new Map<string, Map<string, RouteStats>>();
+  /** Prompt reads by what served them and the rollout arm: `label\u0000arm`. */
+  private readonly labelReads = new Map<string, number>();
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -120,6 +124,18 @@ export class Metrics {
             if (r.rateLimited > 0) byRoute.set(r.route, (byRoute.get(r.route) ?? 0) + r.rateLimited);
           return [...byRoute].map(([route, value]) => ({ labels: { route }, value }));
         },
+      ) as never,
+    );
+    this.registry.registerMetric(
+      collector(
+        "promptstore_prompt_reads_total",
+        "Prompt reads (v2 and v1) by what resolved them (production, latest, version, or a label's name; other past 150 series) and the rollout arm (none, current, candidate)",
+        "counter",
+        () =>
+          [...this.labelReads].map(([key, value]) => {
+            const [label, arm] = key.split("\u0000") as [string, string];
+            return { labels: { label, arm }, value };
+          }),
       ) as never,
     );
     this.refusedConnections = new Counter({
@@ -211,6 +227,16 @@ export class Metrics {
   }
 
   /** Counts one answered request; `ms` is how long it took. */
+  /**
+   * Counts a prompt read. Label names are the tenants' own words: past MAX_LABEL_SERIES of them the rest are
+   * counted as `other`, so no tenant can grow the series without bound.
+   */
+  countRead(label: string, arm: "none" | "current" | "candidate"): void {
+    let key = `${label}\u0000${arm}`;
+    if (!this.labelReads.has(key) && this.labelReads.size >= MAX_LABEL_SERIES) key = `other\u0000${arm}`;
+    this.labelReads.set(key, (this.labelReads.get(key) ?? 0) + 1);
+  }
+
   record(request: IncomingMessage, method: string, route: string, status: number, ms: number): void {
     let routes = this.byMethod.get(method);
     if (!routes) {

@@ -109,6 +109,28 @@ describe.each(DATABASES)("rollouts ($name)", (database) => {
     expect(production.rollout).toBeUndefined();
   });
 
+  it("/metrics counts reads per label and arm", async () => {
+    await t.request("POST", "/api/v2/prompts/bot/publish", { body: { version: current, label: "staging" } });
+    await t.request("POST", "/api/v2/prompts/bot/publish", { body: { version: candidate, percent: 50 } });
+    const arms = { current: 0, candidate: 0 };
+    for (let i = 0; i < 40; i++) arms[(await read(`m${i}`)).rollout.arm as "current" | "candidate"]++;
+    for (let i = 0; i < 3; i++) await read("x", "staging");
+    await t.request("GET", `/api/v2/prompts/bot?version=${current}`);
+    const text = (await t.request("GET", "/metrics", { key: null })).body as string;
+    const sample = (label: string, arm: string) =>
+      Number(
+        text
+          .split("\n")
+          .find((l) => l.startsWith(`promptstore_prompt_reads_total{label="${label}",arm="${arm}"}`))
+          ?.split(" ")
+          .pop() ?? 0,
+      );
+    expect(sample("production", "current")).toBe(arms.current);
+    expect(sample("production", "candidate")).toBe(arms.candidate);
+    expect(sample("staging", "none")).toBe(3);
+    expect(sample("version", "none")).toBe(1);
+  });
+
   it("a percent out of range is a 400 naming percent", async () => {
     for (const percent of [0, 101, 12.5, "10"]) {
       const res = await t.request("POST", "/api/v2/prompts/bot/publish", { body: { version: candidate, percent } });

@@ -1,3 +1,4 @@
+import { isLabelRef } from "@promptstore/core/labels";
 import {
   createPromptBody,
   importPromptBody,
@@ -14,17 +15,26 @@ import type { PromptService } from "../../service/prompt-service.js";
 import { callerOf } from "../auth.js";
 import { sendCachedRead } from "../cached-read.js";
 import { ok } from "../envelope.js";
+import type { Metrics } from "../metrics.js";
 import { PRODUCTION_READ, type ReadCache } from "../read-cache.js";
 import { v2ReadJson } from "../read-json.js";
 import { parseInput } from "../validate.js";
 import { labelParam, promptIdParam } from "./params.js";
+
+/** What resolved a read, as the metrics count it: a pointer, the label's name, or `version` (a hash). */
+const readKind = (version: string): string => (version === "latest" || isLabelRef(version) ? version : "version");
 
 function hasKeys(object: Record<string, unknown>): boolean {
   for (const _ in object) return true;
   return false;
 }
 
-export function registerPromptRoutes(app: FastifyInstance, service: PromptService, cache: ReadCache | null): void {
+export function registerPromptRoutes(
+  app: FastifyInstance,
+  service: PromptService,
+  cache: ReadCache | null,
+  metrics?: Metrics,
+): void {
   const auth = { config: { auth: true } };
 
   app.get("/api/v2/prompts", auth, async (request) => {
@@ -57,6 +67,7 @@ export function registerPromptRoutes(app: FastifyInstance, service: PromptServic
         resolve: () => service.resolveRead(caller, id, { version, guard }),
         render: v2ReadJson,
         assign: options.assign,
+        served: metrics && ((arm) => metrics.countRead(readKind(version), arm)),
       },
       etag,
     );
