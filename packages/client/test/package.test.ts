@@ -20,14 +20,18 @@ function sources(dir: string): string[] {
 }
 
 describe("@promptstore/client as published", () => {
-  test("no runtime dependencies; ESM with types; only dist is published; no side effects", () => {
+  test("no runtime dependencies; ESM with types; dist and the CI guard's bin are published; MIT; no side effects", () => {
     expect(pkg.name).toBe("@promptstore/client");
     expect(pkg.version).toBe("0.1.0");
     expect(pkg.dependencies ?? {}).toEqual({});
     expect(pkg.peerDependencies ?? {}).toEqual({});
     expect(pkg.type).toBe("module");
     expect(pkg.exports).toEqual({ ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } });
-    expect(pkg.files).toEqual(["dist"]);
+    // bin/ holds promptstore-check, the CI guard (Node.js only, outside the library's exports).
+    expect(pkg.files).toEqual(["dist", "bin"]);
+    expect(pkg.bin).toEqual({ "promptstore-check": "./bin/promptstore-check.js" });
+    expect(pkg.license).toBe("MIT");
+    expect(readFileSync(join(ROOT, "LICENSE"), "utf8")).toMatch(/^MIT License/);
     expect(pkg.sideEffects).toBe(false);
   });
 
