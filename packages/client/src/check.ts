@@ -36,10 +36,16 @@ export function productionDifferences(
   return differences;
 }
 
-/** One line per difference, hashes shortened to 7 characters as everywhere else. */
+/**
+ * How many characters of a hash are shown: core's SHORT_HASH_LENGTH, which the client may not import; a copy
+ * pinned by test/check.test.ts.
+ */
+export const SHORT_HASH_LENGTH = 12;
+
+/** One line per difference, hashes shortened as everywhere else. */
 export function describeProductionDifferences(differences: readonly ProductionDifference[]): string {
   const name = (hash: string | null | undefined, where: string) =>
-    hash === undefined ? `not in ${where}` : hash === null ? "unpublished" : hash.slice(0, 7);
+    hash === undefined ? `not in ${where}` : hash === null ? "unpublished" : hash.slice(0, SHORT_HASH_LENGTH);
   return differences
     .map(
       (d) =>

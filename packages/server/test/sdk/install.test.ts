@@ -174,19 +174,20 @@ describe.each(sqlite)("sdk: the clients installed from a running server ($name)"
     const guard = (extra: Record<string, string> = {}) =>
       sh(line, repo, { ...env, npm_config_cache: npmCache, ...extra });
     const clean = await guard();
-    expect(clean.stdout).toContain("production matches promptstore.lock");
+    expect(clean.stdout, clean.stderr).toContain("production matches promptstore.lock");
     expect(clean.code).toBe(0);
     // Published from the dashboard, not from the repository: the guard fails naming the prompt.
-    await fetch(`${env.PROMPTSTORE_URL}/api/v2/prompts/support-bot`, {
+    const published = await fetch(`${env.PROMPTSTORE_URL}/api/v2/prompts/support-bot`, {
       method: "PUT",
       headers: { "x-api-key": env.PROMPTSTORE_API_KEY as string, "content-type": "application/json" },
       body: JSON.stringify({ sections: [{ title: "Role", content: "Changed in the dashboard." }], publish: true }),
     });
+    expect(published.status, await published.clone().text()).toBe(200);
     const dirty = await guard();
-    expect(dirty.code).toBe(1);
-    expect(dirty.stdout).toMatch(
-      /^support-bot: production on the server is [0-9a-f]{7}, the lockfile says [0-9a-f]{7}$/m,
+    expect(dirty.stdout, dirty.stderr).toMatch(
+      /^support-bot: production on the server is [0-9a-f]{12}, the lockfile says [0-9a-f]{12}$/m,
     );
+    expect(dirty.code).toBe(1);
     expect(dirty.stderr).toContain("error: production differs from promptstore.lock for 1 prompt(s)");
   });
 });
