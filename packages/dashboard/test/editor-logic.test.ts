@@ -48,6 +48,7 @@ describe("publishKind", () => {
     message: null,
     created_at: "2025-01-01T00:00:00Z",
     saved_by: null,
+    labels: {},
   }));
 
   it("publishes newer versions and rolls back to older ones", () => {

@@ -68,6 +68,9 @@ export function Layout() {
               <NavLink to={`/p/${current.project.id}/prompts`} className="subnav-link">
                 Prompts
               </NavLink>
+              <NavLink to={`/p/${current.project.id}/releases`} className="subnav-link">
+                Releases
+              </NavLink>
               {can(current.role, "write") ? (
                 <NavLink to={`/p/${current.project.id}/settings`} className="subnav-link">
                   Settings

@@ -20,6 +20,7 @@ const History = lazy(() => import("../history/History"));
 const Preview = lazy(() => import("../preview/Preview"));
 const Settings = lazy(() => import("../settings/Settings"));
 const Audit = lazy(() => import("../settings/Audit"));
+const Releases = lazy(() => import("../releases/Releases"));
 
 function Root() {
   return (
@@ -60,6 +61,7 @@ export const router = createBrowserRouter([
                       { path: "preview", element: <Preview /> },
                     ],
                   },
+                  { path: "releases", element: <Releases /> },
                   { path: "settings", element: <Settings /> },
                   { path: "audit", element: <Audit /> },
                   { path: "*", element: <NotFound /> },

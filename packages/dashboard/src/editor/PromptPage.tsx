@@ -7,6 +7,7 @@ import { promptViewQuery } from "../api/queries";
 import { NotFound } from "../shell/NotFound";
 import { useProject } from "../shell/session";
 import { shortHash } from "../ui/format";
+import { LabelBadge, labelEntries } from "../ui/labels";
 import { ErrorState, Loading } from "../ui/States";
 import { DeletePromptDialog } from "./DeletePromptDialog";
 import "./editor.css";
@@ -53,6 +54,14 @@ export default function PromptPage() {
           )}
           <span className="badge badge-latest">latest</span>
           <span className="hash">{shortHash(prompt.version)}</span>
+          {labelEntries(prompt.labels)
+            .filter(([name]) => name !== "production")
+            .map(([name, hash]) => (
+              <span key={name} className="prompt-label">
+                <LabelBadge name={name} />
+                <span className="hash">{shortHash(hash)}</span>
+              </span>
+            ))}
         </p>
         <nav className="tabs" aria-label="Prompt">
           <NavLink to={base} end className="tab">

@@ -1,13 +1,18 @@
+import { labelNameProblem, PRODUCTION } from "@promptstore/core/labels";
 import { can } from "@promptstore/core/permissions";
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useId, useState } from "react";
 import { useParams, useSearchParams } from "react-router";
 import { versionsQuery } from "../api/queries";
+import { labelSettingsQuery } from "../api/release-queries";
 import { useProject } from "../shell/session";
 import { CopyHash } from "../ui/CopyButton";
 import { savedByLabel, shortHash } from "../ui/format";
+import { LabelBadge, labelEntries } from "../ui/labels";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
+import { type LabelAction, LabelDialog } from "./LabelDialog";
+import { LabelsCard } from "./LabelsCard";
 import { PublishDialog } from "./PublishDialog";
 import { publishKind, type Version } from "./versions";
 import "./history.css";
@@ -26,16 +31,35 @@ export default function History() {
   const [showAll, setShowAll] = useState(false);
   const [publishing, setPublishing] = useState<Version | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const settings = useQuery(labelSettingsQuery(projectId));
+  const [labelAction, setLabelAction] = useState<LabelAction | null>(null);
+  const [picked, setPicked] = useState<string | null>(null);
+  const pickerId = useId();
+  const knownId = useId();
 
   if (list.isPending) return <Loading label="Loading the history…" />;
   if (list.isError) return <ErrorState error={list.error} onRetry={() => list.refetch()} />;
   const { versions, production_version: production, latest_version: latest } = list.data;
+  const labelSettings = settings.data?.labels ?? [];
+  const isProtected = (name: string) => labelSettings.some((l) => l.name === name && l.protected);
+  // The labels a person may pick to move: the project's, then this prompt's; staging when there are none.
+  const known = [
+    ...new Set(
+      [...labelSettings.map((l) => l.name), ...Object.keys(list.data.labels ?? {})].filter((n) => n !== PRODUCTION),
+    ),
+  ].sort();
+  const moving = (picked ?? known[0] ?? "staging").trim();
+  const movingProblem = moving === PRODUCTION ? undefined : labelNameProblem(moving);
+  const openLabelAction = (action: LabelAction) => {
+    setNotice(null);
+    setLabelAction(action);
+  };
   const shown = showAll ? versions : versions.slice(0, FIRST_ROWS);
 
-  const known = (hash: string | null) => (hash && versions.some((v) => v.version === hash) ? hash : null);
+  const inList = (hash: string | null) => (hash && versions.some((v) => v.version === hash) ? hash : null);
   const defaultFrom = production && production !== latest ? production : (versions[1]?.version ?? null);
-  const to = known(params.get("to")) ?? latest;
-  const from = known(params.get("from")) ?? defaultFrom;
+  const to = inList(params.get("to")) ?? latest;
+  const from = inList(params.get("from")) ?? defaultFrom;
   const select = (key: "from" | "to", value: string) => {
     const next = new URLSearchParams(params);
     next.set(key, value);
@@ -62,6 +86,34 @@ export default function History() {
               publishing moves production to it.
             </p>
           </div>
+          {canPublish ? (
+            <div className="field label-picker">
+              <label className="field-label" htmlFor={pickerId}>
+                Label to move
+              </label>
+              <input
+                id={pickerId}
+                className="input mono"
+                list={knownId}
+                autoComplete="off"
+                spellCheck={false}
+                value={picked ?? moving}
+                aria-invalid={movingProblem ? true : undefined}
+                aria-describedby={movingProblem ? `${pickerId}-error` : undefined}
+                onChange={(e) => setPicked(e.target.value)}
+              />
+              <datalist id={knownId}>
+                {known.map((name) => (
+                  <option key={name} value={name} />
+                ))}
+              </datalist>
+              {movingProblem ? (
+                <p className="field-error" id={`${pickerId}-error`}>
+                  {movingProblem}
+                </p>
+              ) : null}
+            </div>
+          ) : null}
         </div>
         <div className="table-wrap">
           <table className="table table-stack version-table">
@@ -81,6 +133,8 @@ export default function History() {
             <tbody>
               {shown.map((v) => {
                 const kind = publishKind(versions, production, v.version);
+                const moveHere =
+                  !movingProblem && moving !== PRODUCTION && v.labels?.[moving] !== v.version ? moving : null;
                 return (
                   <tr key={v.version} className={v.version === production ? "row-production" : undefined}>
                     <td className="cell-primary">
@@ -88,6 +142,11 @@ export default function History() {
                         <CopyHash hash={v.version} />
                         {v.version === production ? <span className="badge badge-production">production</span> : null}
                         {v.version === latest ? <span className="badge badge-latest">latest</span> : null}
+                        {labelEntries(v.labels)
+                          .filter(([name]) => name !== PRODUCTION)
+                          .map(([name]) => (
+                            <LabelBadge key={name} name={name} />
+                          ))}
                       </div>
                     </td>
                     <td data-label="Message">
@@ -105,18 +164,37 @@ export default function History() {
                     </td>
                     {canPublish ? (
                       <td className="cell-actions">
-                        {kind ? (
-                          <button
-                            type="button"
-                            className="button button-small"
-                            onClick={() => {
-                              setNotice(null);
-                              setPublishing(v);
-                            }}
-                          >
-                            {kind === "publish" ? "Publish" : "Roll back"}
-                          </button>
-                        ) : null}
+                        <span className="label-actions">
+                          {kind && isProtected(PRODUCTION) ? (
+                            <button
+                              type="button"
+                              className="button button-small"
+                              onClick={() => openLabelAction({ kind: "move", label: PRODUCTION, version: v.version })}
+                            >
+                              Request production release
+                            </button>
+                          ) : kind ? (
+                            <button
+                              type="button"
+                              className="button button-small"
+                              onClick={() => {
+                                setNotice(null);
+                                setPublishing(v);
+                              }}
+                            >
+                              {kind === "publish" ? "Publish" : "Roll back"}
+                            </button>
+                          ) : null}
+                          {moveHere ? (
+                            <button
+                              type="button"
+                              className="button button-small"
+                              onClick={() => openLabelAction({ kind: "move", label: moveHere, version: v.version })}
+                            >
+                              {isProtected(moveHere) ? `Request ${moveHere} release` : `Move ${moveHere} here`}
+                            </button>
+                          ) : null}
+                        </span>
                       </td>
                     ) : null}
                   </tr>
@@ -136,6 +214,16 @@ export default function History() {
           </div>
         ) : null}
       </section>
+
+      <LabelsCard
+        projectId={projectId}
+        promptId={promptId}
+        labels={list.data.labels ?? {}}
+        latest={latest}
+        settings={labelSettings}
+        canPublish={canPublish}
+        onAction={openLabelAction}
+      />
 
       <section className="card" aria-labelledby="compare-heading">
         <div className="card-header">
@@ -186,6 +274,22 @@ export default function History() {
           </Suspense>
         )}
       </section>
+
+      {labelAction ? (
+        <LabelDialog
+          projectId={projectId}
+          promptId={promptId}
+          versions={versions}
+          action={labelAction}
+          current={list.data.labels?.[labelAction.label] ?? null}
+          isProtected={isProtected(labelAction.label)}
+          onClose={() => setLabelAction(null)}
+          onDone={(text) => {
+            setLabelAction(null);
+            setNotice(text);
+          }}
+        />
+      ) : null}
 
       {publishing ? (
         <PublishDialog

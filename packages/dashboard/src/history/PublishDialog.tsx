@@ -14,7 +14,7 @@ interface PublishDialogProps {
   onPublished: (version: string) => void;
 }
 
-function VersionLine({ version }: { version: Version | null }) {
+export function VersionLine({ version }: { version: Version | null }) {
   if (!version) return <span className="muted">nothing (not published yet)</span>;
   return (
     <>

@@ -6,6 +6,7 @@ import { Link, useLocation, useNavigate, useParams, useSearchParams } from "reac
 import { promptListQuery } from "../api/queries";
 import { useProject } from "../shell/session";
 import { formatCount, plural, rangeLabel, shortHash } from "../ui/format";
+import { labelsInUse } from "../ui/labels";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
 import "./prompts.css";
@@ -40,6 +41,8 @@ export function PromptList() {
     () => (list.data ? list.data.prompts.filter((p) => matches(p, deferredQuery)) : []),
     [list.data, deferredQuery],
   );
+  // A column per label in use in the project (production has its own).
+  const labelColumns = useMemo(() => labelsInUse(list.data?.prompts ?? []), [list.data]);
   const pages = Math.max(1, Math.ceil(filtered.length / PAGE_SIZE));
   const page = Math.min(Math.max(1, Number(params.get("page")) || 1), pages);
   const start = (page - 1) * PAGE_SIZE;
@@ -103,12 +106,17 @@ export function PromptList() {
                 <th scope="col">Prompt</th>
                 <th scope="col">Production</th>
                 <th scope="col">Latest</th>
+                {labelColumns.map((name) => (
+                  <th key={name} scope="col" className="label-column">
+                    {name}
+                  </th>
+                ))}
                 <th scope="col">Variables</th>
               </tr>
             </thead>
             <tbody>
               {visible.map((prompt) => (
-                <PromptRow key={prompt.id} prompt={prompt} />
+                <PromptRow key={prompt.id} prompt={prompt} labelColumns={labelColumns} />
               ))}
             </tbody>
           </table>
@@ -188,7 +196,7 @@ export function PromptList() {
   );
 }
 
-function PromptRow({ prompt }: { prompt: Item }) {
+function PromptRow({ prompt, labelColumns }: { prompt: Item; labelColumns: readonly string[] }) {
   const extra = prompt.variables.length - VISIBLE_VARIABLES;
   return (
     <tr>
@@ -224,6 +232,21 @@ function PromptRow({ prompt }: { prompt: Item }) {
           </span>
         </span>
       </td>
+      {labelColumns.map((name) => {
+        const hash = prompt.labels?.[name];
+        return (
+          <td key={name} data-label={name}>
+            {hash ? (
+              <span className="pointer">
+                <span className="hash">{shortHash(hash)}</span>
+                {hash === prompt.production_version ? <span className="subtle small">= production</span> : null}
+              </span>
+            ) : (
+              <span className="subtle small">not set</span>
+            )}
+          </td>
+        );
+      })}
       <td data-label="Variables">
         {prompt.variables.length === 0 ? (
           <span className="subtle small">none</span>

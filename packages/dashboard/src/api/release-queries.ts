@@ -1,0 +1,139 @@
+/**
+ * The release path (docs/releases.md): labels moved and rolled out, release requests asked and decided,
+ * and the project's label settings. Keyed under the project like its prompts, so a decision that moves a
+ * label also refreshes every prompt's views and history.
+ */
+import type { PublishedVersion, RemovedLabel } from "@promptstore/core/views";
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { del, get, path, post, put } from "./client";
+import { keys } from "./queries";
+
+export type ReleaseStatus = "pending" | "approved" | "rejected" | "stale";
+
+/** A release request as the dashboard API answers it (the server's `ReleaseView`). */
+export interface Release {
+  id: string;
+  prompt_id: string;
+  status: ReleaseStatus;
+  label: string;
+  version: string;
+  from_version: string | null;
+  percent: number | null;
+  message: string;
+  requested_by: string;
+  requested_at: string;
+  decided_by: string | null;
+  decided_at: string | null;
+  comment: string | null;
+}
+
+/** A label's settings as `GET …/labels` lists them; a name in use without settings has the defaults. */
+export interface LabelSetting {
+  name: string;
+  description: string;
+  protected: boolean;
+  fallback: string | null;
+  updated_at: string;
+  /** How many prompts carry it. */
+  in_use: number;
+}
+
+export const releaseKeys = {
+  releases: (projectId: string, status: ReleaseStatus | "all") => ["projects", projectId, "releases", status] as const,
+  allReleases: (projectId: string) => ["projects", projectId, "releases"] as const,
+  labels: (projectId: string) => ["projects", projectId, "labels"] as const,
+};
+
+const projectPath = (projectId: string) => path`/api/dashboard/projects/${projectId}`;
+const promptPath = (projectId: string, promptId: string) => `${projectPath(projectId)}${path`/prompts/${promptId}`}`;
+
+export const releasesQuery = (projectId: string, status: ReleaseStatus | "all") =>
+  queryOptions({
+    queryKey: releaseKeys.releases(projectId, status),
+    queryFn: () =>
+      get<{ releases: Release[] }>(`${projectPath(projectId)}/releases${status === "all" ? "" : `?status=${status}`}`),
+  });
+
+export const labelSettingsQuery = (projectId: string) =>
+  queryOptions({
+    queryKey: releaseKeys.labels(projectId),
+    queryFn: () => get<{ labels: LabelSetting[] }>(`${projectPath(projectId)}/labels`),
+  });
+
+/** Everything a label move can change: the prompts (views, history, list), the labels in use, the requests. */
+function invalidateAfterMove(client: ReturnType<typeof useQueryClient>, projectId: string) {
+  return Promise.all([
+    client.invalidateQueries({ queryKey: keys.prompts(projectId) }),
+    client.invalidateQueries({ queryKey: releaseKeys.labels(projectId) }),
+    client.invalidateQueries({ queryKey: releaseKeys.allReleases(projectId) }),
+  ]);
+}
+
+export interface LabelMoveBody {
+  version: string;
+  label: string;
+  /** 1–99 starts or changes a rollout; 100 or none moves the label. */
+  percent?: number | undefined;
+}
+
+/** Moves a label (or starts, changes, completes, aborts a rollout on it): an unprotected one only. */
+export function useMoveLabel(projectId: string, promptId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: LabelMoveBody) => post<PublishedVersion>(`${promptPath(projectId, promptId)}/publish`, body),
+    onSuccess: () => invalidateAfterMove(client, projectId),
+  });
+}
+
+export function useRemoveLabel(projectId: string, promptId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (label: string) => del<RemovedLabel>(`${promptPath(projectId, promptId)}${path`/labels/${label}`}`),
+    onSuccess: () => invalidateAfterMove(client, projectId),
+  });
+}
+
+export interface ReleaseRequestBody extends LabelMoveBody {
+  message?: string | undefined;
+}
+
+/** Asks for a protected label to move: a pending request an owner other than the asker decides. */
+export function useRequestRelease(projectId: string, promptId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ReleaseRequestBody) => post<Release>(`${promptPath(projectId, promptId)}/releases`, body),
+    onSuccess: () => client.invalidateQueries({ queryKey: releaseKeys.allReleases(projectId) }),
+  });
+}
+
+/** Approves or rejects a pending request; an approval moves the label (or finds it moved: stale). */
+export function useDecideRelease(projectId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, approve, comment }: { id: string; approve: boolean; comment?: string | undefined }) =>
+      post<Release>(
+        `${projectPath(projectId)}${path`/releases/${id}`}/${approve ? "approve" : "reject"}`,
+        comment ? { comment } : {},
+      ),
+    onSuccess: () => invalidateAfterMove(client, projectId),
+  });
+}
+
+export interface LabelSettingsBody {
+  description?: string;
+  protected?: boolean;
+  fallback?: string | null;
+}
+
+export function useConfigureLabel(projectId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, body }: { name: string; body: LabelSettingsBody }) =>
+      put<LabelSetting>(`${projectPath(projectId)}${path`/labels/${name}`}`, body),
+    onSuccess: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: releaseKeys.labels(projectId) }),
+        client.invalidateQueries({ queryKey: keys.audit(projectId) }),
+      ]),
+  });
+}
