@@ -124,8 +124,11 @@ export const message = text()
 const FULL_HASH_MESSAGE = "must be the full 64-character hash of a version";
 const HASH_MESSAGE = "7-64 lowercase hex characters of a version hash";
 
+/** What a read's `version` may be: production, latest, a label, a hash or a prefix of one. */
+export const READ_REF_PATTERN = refPattern("production", "latest", LABEL_REF);
+
 export const versionRef = text()
-  .regex(refPattern("production", "latest", LABEL_REF), `must be production, latest, a label, or ${HASH_MESSAGE}`)
+  .regex(READ_REF_PATTERN, `must be production, latest, a label, or ${HASH_MESSAGE}`)
   .describe("production, latest, a label (docs/releases.md), a full version hash, or a unique prefix of 7+ characters");
 
 export const publishRef = text()

@@ -1,9 +1,10 @@
-import { isLabelRef } from "@promptstore/core/labels";
+import { ASSIGN_MAX_LENGTH, isLabelRef } from "@promptstore/core/labels";
 import {
   createPromptBody,
   importPromptBody,
   listQuery,
   publishBody,
+  READ_REF_PATTERN,
   readDefaults,
   readOptionsOf,
   readQuery,
@@ -11,6 +12,7 @@ import {
 } from "@promptstore/core/schemas";
 import { isFullHash } from "@promptstore/core/version-ref";
 import type { FastifyInstance } from "fastify";
+import type { z } from "zod";
 import type { PromptService } from "../../service/prompt-service.js";
 import { callerOf } from "../auth.js";
 import { sendCachedRead } from "../cached-read.js";
@@ -23,6 +25,24 @@ import { labelParam, promptIdParam } from "./params.js";
 
 /** What resolved a read, as the metrics count it: a pointer, the label's name, or `version` (a hash). */
 const readKind = (version: string): string => (version === "latest" || isLabelRef(version) ? version : "version");
+
+/** What the schema would accept anyway, checked without it: printable ASCII within the limits. */
+const PLAIN_ASSIGN = new RegExp(`^[\\x20-\\x7e]{0,${ASSIGN_MAX_LENGTH}}$`);
+
+/**
+ * A read's query as the schema would give it, for the common shapes (`version`, `guard`, `assign` of plain
+ * ASCII), checked by two patterns instead of the schema: a labelled or rollout read pays a few
+ * microseconds less, which is a tenth of a cached read. Anything else goes to the schema, whose messages
+ * name what is wrong.
+ */
+function plainReadQuery(raw: Record<string, unknown>): z.output<typeof readQuery> | undefined {
+  for (const key in raw) if (key !== "version" && key !== "guard" && key !== "assign") return undefined;
+  const { version, guard, assign } = raw;
+  if (version !== undefined && (typeof version !== "string" || !READ_REF_PATTERN.test(version))) return undefined;
+  if (guard !== undefined && guard !== "true" && guard !== "false") return undefined;
+  if (assign !== undefined && (typeof assign !== "string" || !PLAIN_ASSIGN.test(assign))) return undefined;
+  return raw as z.output<typeof readQuery>;
+}
 
 function hasKeys(object: Record<string, unknown>): boolean {
   for (const _ in object) return true;
@@ -47,7 +67,7 @@ export function registerPromptRoutes(
     const id = promptIdParam(request.params);
     // Most reads carry no query at all; they skip the schema.
     const raw = request.query as Record<string, unknown>;
-    const query = hasKeys(raw) ? parseInput(readQuery, raw, "query") : {};
+    const query = hasKeys(raw) ? (plainReadQuery(raw) ?? parseInput(readQuery, raw, "query")) : {};
     const caller = callerOf(request);
     const options = readOptionsOf(query);
     const { version, guard } = readDefaults(options);
