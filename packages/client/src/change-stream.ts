@@ -6,7 +6,18 @@ import type { PromptstoreOptions, StreamState } from "./options.js";
 import { readEventStream, SseParser } from "./sse.js";
 import type { PromptEvent, ReadyEvent, ResetEvent } from "./types.js";
 
-const EVENT_TYPES = new Set(["prompt.created", "prompt.version_saved", "prompt.published", "prompt.deleted"]);
+const EVENT_TYPES = new Set<string>([
+  "prompt.created",
+  "prompt.version_saved",
+  "prompt.published",
+  "prompt.deleted",
+  "prompt.label_moved",
+  "prompt.label_removed",
+  "prompt.rollout_changed",
+  "release.requested",
+  "release.approved",
+  "release.rejected",
+] satisfies PromptEvent["type"][]);
 const LABEL = "GET /api/v2/events";
 
 /**

@@ -18,6 +18,7 @@ import type {
   PromptView,
   PromptViewV1,
   PublishedVersion,
+  RemovedLabel,
   SavedVersion,
   SaveVersionInput,
   VersionList,
@@ -48,6 +49,7 @@ function fallbackPrompt(promptId: string, fallback: Fallback): Prompt {
     production_version: null,
     created_at: EPOCH,
     updated_at: EPOCH,
+    labels: {},
     ...given,
     label: "fallback",
     prompt: text,
@@ -293,22 +295,39 @@ export class Promptstore {
   }
 
   /**
-   * Points production at a version (`POST /api/v2/prompts/{id}/publish`): `latest` (default), a full hash
-   * or a unique prefix. Rolling back is publishing an older hash. This client's next `get()` serves it.
+   * Points production (or `label`) at a version (`POST /api/v2/prompts/{id}/publish`): `latest` (default), a
+   * full hash or a unique prefix; with `percent`, a gradual rollout (docs/releases.md). Rolling back is
+   * publishing an older hash. This client's next `get()` serves it.
    *
    * @example
    * ```ts
-   * await client.publish("support-bot");             // latest
-   * await client.publish("support-bot", "91defeb");  // roll back
+   * await client.publish("support-bot");                                // latest
+   * await client.publish("support-bot", "91defeb");                     // roll back
+   * await client.publish("support-bot", "3c9b472", { label: "staging" });
    * ```
    */
-  async publish(promptId: string, version?: string, options: CallOptions = {}): Promise<PublishedVersion> {
+  async publish(
+    promptId: string,
+    version?: string,
+    options: CallOptions & { label?: string; percent?: number } = {},
+  ): Promise<PublishedVersion> {
+    const { label, percent, signal } = options;
     try {
       return await this.call<PublishedVersion>("POST", `/api/v2/prompts/${encodeURIComponent(promptId)}/publish`, {
-        body: version === undefined ? {} : { version },
+        body: { ...(version === undefined ? {} : { version }), ...(label && { label }), ...(percent && { percent }) },
         idempotent: false,
-        signal: options.signal,
+        signal,
       });
+    } finally {
+      this.memory.invalidate(promptId);
+    }
+  }
+
+  /** Removes a label (not production) from a prompt (`DELETE /api/v2/prompts/{id}/labels/{label}`). */
+  async removeLabel(promptId: string, label: string, options: CallOptions = {}): Promise<RemovedLabel> {
+    try {
+      const path = `/api/v2/prompts/${encodeURIComponent(promptId)}/labels/${encodeURIComponent(label)}`;
+      return await this.call<RemovedLabel>("DELETE", path, { idempotent: false, signal: options.signal });
     } finally {
       this.memory.invalidate(promptId);
     }

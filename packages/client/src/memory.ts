@@ -202,6 +202,16 @@ export class PromptMemory {
     const read = event.read;
     for (const entry of refs.values()) {
       if (entry.pinned) continue;
+      // A label's read (or a read in a rollout) cannot be checked against the event's two pointers: it is
+      // read again, so a moved or removed label is never served from memory afterwards.
+      if (
+        (entry.ref !== "production" && entry.ref !== "latest") ||
+        event.type === "prompt.rollout_changed" ||
+        entry.value?.rollout !== undefined
+      ) {
+        this.invalidateEntry(entry);
+        continue;
+      }
       const target = entry.ref === "latest" ? event.latest_version : (event.production_version ?? event.latest_version);
       if (
         read !== undefined &&

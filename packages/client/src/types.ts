@@ -33,6 +33,7 @@ export type SaveVersionInput = Json<NonNullable<PromptPath["put"]["requestBody"]
 export type SavedVersion = Data<PromptPath["put"]["responses"][200]>;
 /** `POST /api/v2/prompts/{id}/publish` answer. */
 export type PublishedVersion = Data<paths["/api/v2/prompts/{id}/publish"]["post"]["responses"][200]>;
+export type RemovedLabel = Data<paths["/api/v2/prompts/{id}/labels/{label}"]["delete"]["responses"][200]>;
 /** `DELETE /api/v2/prompts/{id}` answer: the prompt and all its versions are gone; the id is free again. */
 export type DeletedPrompt = Data<PromptPath["delete"]["responses"][200]>;
 /** `GET /api/v2/prompts/{id}/versions`: the history, newest first, with both pointers. */
@@ -66,7 +67,17 @@ export type Prompt = Omit<PromptView, "label"> & {
 export type Fallback = string | (Partial<Omit<Prompt, "prompt">> & { prompt: string });
 
 /** The change-event types of `GET /api/v2/events` (docs/events.md). */
-export type PromptEventType = "prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted";
+export type PromptEventType =
+  | "prompt.created"
+  | "prompt.version_saved"
+  | "prompt.published"
+  | "prompt.deleted"
+  | "prompt.label_moved"
+  | "prompt.label_removed"
+  | "prompt.rollout_changed"
+  | "release.requested"
+  | "release.approved"
+  | "release.rejected";
 
 /** A change event: every event carries both pointers after the change (both null after a deletion). */
 export interface PromptEvent {
@@ -81,6 +92,24 @@ export interface PromptEvent {
   latest_version: string | null;
   /** ISO 8601, UTC, when the change was committed. */
   at: string;
+  /** The label moved, removed or rolled out (the release path, docs/releases.md). */
+  label?: string;
+  /** What the label pointed to before the change; null when it was not set. */
+  previous_version?: string | null;
+  /** The label's rollout after the change; null when none. */
+  rollout?: { candidate: string; percent: number } | null;
+  /** The release request of a release.* event. */
+  release?: {
+    id: string;
+    status: "pending" | "approved" | "rejected" | "stale";
+    label: string;
+    version: string;
+    from_version: string | null;
+    percent: number | null;
+    requested_by: string;
+    decided_by: string | null;
+    comment: string | null;
+  };
   /**
    * On a live event of a stream opened with `include=read` (as this client does): the production read
    * (guard on) the change leads to, when the prompt still serves it.

@@ -43,7 +43,7 @@ describe.each(DATABASES)("client against the real server ($name)", (database) =>
     expect((await client.get("support-bot", { version: created.version.slice(0, 7) })).version).toBe(created.version);
 
     const published = await client.publish("support-bot", created.version.slice(0, 8));
-    expect(published).toEqual({ id: "support-bot", version: created.version, published: true });
+    expect(published).toEqual({ id: "support-bot", version: created.version, published: true, label: "production" });
     expect(await client.get("support-bot")).toMatchObject({ label: "production", version: created.version });
     expect((await client.publish("support-bot")).version).toBe(saved.version);
 

@@ -50,7 +50,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Point production at a version (rollback: an older hash) */
+    /** Point production, or another label, at a version (rollback: an older hash); with percent, a rollout */
     post: operations["publishPrompt"];
     delete?: never;
     options?: never;
@@ -86,6 +86,74 @@ export interface paths {
     put?: never;
     /** Import one prompt with versions from another instance or project: hashes, messages and times kept; idempotent */
     post: operations["importPrompt"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/labels/{label}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove a label (not production) from a prompt; a protected one is refused (publish key) */
+    delete: operations["removePromptLabel"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/releases": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Ask for a (protected) label to move to a version, or to roll it out; approved in the dashboard */
+    post: operations["requestRelease"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/releases": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's release requests, newest first */
+    get: operations["listReleases"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/releases/{release}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One release request */
+    get: operations["getRelease"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -360,6 +428,10 @@ export interface operations {
                  * @description ISO 8601, UTC, milliseconds
                  */
                 updated_at: string;
+                /** @description Every label of the prompt to its version, production included when set (docs/releases.md) */
+                labels: {
+                  [key: string]: string;
+                };
               }[];
               /** @description Present when limit or cursor was given; null at the end */
               next_cursor?: string | null;
@@ -471,6 +543,7 @@ export interface operations {
       query?: {
         version?: string;
         guard?: "true" | "false";
+        assign?: string;
       };
       header?: {
         /** @description An ETag from an earlier read of the same full hash and guard: answered 304 while it matches */
@@ -536,8 +609,8 @@ export interface operations {
               variables: string[];
               /** @description SHA-256 hex of the version's canonical content */
               version: string;
-              /** @enum {string} */
-              label: "production" | "latest" | "version";
+              /** @description What resolved the read: production, latest, version, or the label asked for (docs/releases.md) */
+              label: string;
               production_version: string | null;
               /**
                * Format: date-time
@@ -549,6 +622,24 @@ export interface operations {
                * @description ISO 8601, UTC, milliseconds
                */
               updated_at: string;
+              /** @description Every label of the prompt to its version, production included when set (docs/releases.md) */
+              labels: {
+                [key: string]: string;
+              };
+              /** @description The label asked for, when the prompt lacks it and its fallback served */
+              fallback_for?: string;
+              /** @description When the label that served has a gradual rollout */
+              rollout?: {
+                /** @description The version a share of reads gets */
+                candidate: string;
+                /** @description That share, 1 to 99 */
+                percent: number;
+                /**
+                 * @description Which version this read got
+                 * @enum {string}
+                 */
+                arm: "current" | "candidate";
+              };
             };
           };
         };
@@ -714,6 +805,10 @@ export interface operations {
         "application/json": {
           /** @description latest, a full version hash, or a unique prefix of 7+ characters */
           version?: string;
+          /** @description The label to move; production when absent (the contract's publish) */
+          label?: string;
+          /** @description Start or change a gradual rollout: this share of reads gets the version; 100 completes it */
+          percent?: number;
         };
       };
     };
@@ -732,6 +827,15 @@ export interface operations {
               /** @description SHA-256 hex of the version's canonical content */
               version: string;
               published: boolean;
+              /** @description The label moved: production unless another was asked for */
+              label: string;
+              /** @description The label's rollout after the publish; absent when none runs */
+              rollout?: {
+                /** @description The version a share of reads gets */
+                candidate: string;
+                /** @description That share, 1 to 99 */
+                percent: number;
+              };
             };
           };
         };
@@ -782,7 +886,15 @@ export interface operations {
                 created_at: string;
                 /** @description Who saved it: user:<e-mail> or key:<key prefix> */
                 saved_by: string | null;
+                /** @description Every label of the prompt to its version, production included when set (docs/releases.md) */
+                labels: {
+                  [key: string]: string;
+                };
               }[];
+              /** @description Every label of the prompt to its version, production included when set (docs/releases.md) */
+              labels: {
+                [key: string]: string;
+              };
             };
           };
         };
@@ -904,6 +1016,220 @@ export interface operations {
       429: components["responses"]["Error429"];
     };
   };
+  removePromptLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+        /** @description A label's name (docs/releases.md) */
+        label: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              label: string;
+              /** @constant */
+              removed: true;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  requestRelease: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The label to move */
+          label: string;
+          /** @description The version it is to point to: latest, a full hash, or a unique prefix */
+          version: string;
+          /** @description Start or change a gradual rollout: this share of reads gets the version; 100 completes it */
+          percent?: number;
+          /** @description Why, for whoever approves it */
+          message?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              prompt_id: string;
+              /** @enum {string} */
+              status: "pending" | "approved" | "rejected" | "stale";
+              label: string;
+              /** @description SHA-256 hex of the version's canonical content */
+              version: string;
+              /** @description What the label pointed to when the request was made */
+              from_version: string | null;
+              /** @description A rollout's share, or null to move the label whole */
+              percent: number | null;
+              message: string;
+              requested_by: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              requested_at: string;
+              decided_by: string | null;
+              decided_at: string | null;
+              comment: string | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listReleases: {
+    parameters: {
+      query?: {
+        status?: "pending" | "approved" | "rejected" | "stale";
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              releases: {
+                id: string;
+                prompt_id: string;
+                /** @enum {string} */
+                status: "pending" | "approved" | "rejected" | "stale";
+                label: string;
+                /** @description SHA-256 hex of the version's canonical content */
+                version: string;
+                /** @description What the label pointed to when the request was made */
+                from_version: string | null;
+                /** @description A rollout's share, or null to move the label whole */
+                percent: number | null;
+                message: string;
+                requested_by: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                requested_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                comment: string | null;
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  getRelease: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A release request's id */
+        release: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              prompt_id: string;
+              /** @enum {string} */
+              status: "pending" | "approved" | "rejected" | "stale";
+              label: string;
+              /** @description SHA-256 hex of the version's canonical content */
+              version: string;
+              /** @description What the label pointed to when the request was made */
+              from_version: string | null;
+              /** @description A rollout's share, or null to move the label whole */
+              percent: number | null;
+              message: string;
+              requested_by: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              requested_at: string;
+              decided_by: string | null;
+              decided_at: string | null;
+              comment: string | null;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
   listWebhooks: {
     parameters: {
       query?: never;
@@ -932,7 +1258,18 @@ export interface operations {
                 /** @description A note for people; empty when none was given */
                 description: string;
                 /** @description The event types sent to this endpoint */
-                events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+                events: (
+                  | "prompt.created"
+                  | "prompt.version_saved"
+                  | "prompt.published"
+                  | "prompt.deleted"
+                  | "prompt.label_moved"
+                  | "prompt.label_removed"
+                  | "prompt.rollout_changed"
+                  | "release.requested"
+                  | "release.approved"
+                  | "release.rejected"
+                )[];
                 /** @description Whether events are queued and sent */
                 enabled: boolean;
                 /**
@@ -967,8 +1304,19 @@ export interface operations {
         "application/json": {
           /** @description Where events are POSTed: an http:// or https:// URL without credentials, at most 2048 characters. Private, loopback and link-local addresses are refused unless the server allows them. */
           url: string;
-          /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted */
-          events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+          /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted, prompt.label_moved, prompt.label_removed, prompt.rollout_changed, release.requested, release.approved, release.rejected */
+          events: (
+            | "prompt.created"
+            | "prompt.version_saved"
+            | "prompt.published"
+            | "prompt.deleted"
+            | "prompt.label_moved"
+            | "prompt.label_removed"
+            | "prompt.rollout_changed"
+            | "release.requested"
+            | "release.approved"
+            | "release.rejected"
+          )[];
           /** @description A note for people: what receives these events, up to 500 characters */
           description?: string;
           /** @description Whether new events are queued for this endpoint (and queued ones sent). Default true. */
@@ -994,7 +1342,18 @@ export interface operations {
               /** @description A note for people; empty when none was given */
               description: string;
               /** @description The event types sent to this endpoint */
-              events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+              events: (
+                | "prompt.created"
+                | "prompt.version_saved"
+                | "prompt.published"
+                | "prompt.deleted"
+                | "prompt.label_moved"
+                | "prompt.label_removed"
+                | "prompt.rollout_changed"
+                | "release.requested"
+                | "release.approved"
+                | "release.rejected"
+              )[];
               /** @description Whether events are queued and sent */
               enabled: boolean;
               /**
@@ -1050,7 +1409,18 @@ export interface operations {
               /** @description A note for people; empty when none was given */
               description: string;
               /** @description The event types sent to this endpoint */
-              events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+              events: (
+                | "prompt.created"
+                | "prompt.version_saved"
+                | "prompt.published"
+                | "prompt.deleted"
+                | "prompt.label_moved"
+                | "prompt.label_removed"
+                | "prompt.rollout_changed"
+                | "release.requested"
+                | "release.approved"
+                | "release.rejected"
+              )[];
               /** @description Whether events are queued and sent */
               enabled: boolean;
               /**
@@ -1127,8 +1497,19 @@ export interface operations {
         "application/json": {
           /** @description Where events are POSTed: an http:// or https:// URL without credentials, at most 2048 characters. Private, loopback and link-local addresses are refused unless the server allows them. */
           url?: string;
-          /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted */
-          events?: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+          /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted, prompt.label_moved, prompt.label_removed, prompt.rollout_changed, release.requested, release.approved, release.rejected */
+          events?: (
+            | "prompt.created"
+            | "prompt.version_saved"
+            | "prompt.published"
+            | "prompt.deleted"
+            | "prompt.label_moved"
+            | "prompt.label_removed"
+            | "prompt.rollout_changed"
+            | "release.requested"
+            | "release.approved"
+            | "release.rejected"
+          )[];
           /** @description A note for people: what receives these events, up to 500 characters */
           description?: string;
           /** @description Whether new events are queued for this endpoint (and queued ones sent). Default true. */
@@ -1154,7 +1535,18 @@ export interface operations {
               /** @description A note for people; empty when none was given */
               description: string;
               /** @description The event types sent to this endpoint */
-              events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+              events: (
+                | "prompt.created"
+                | "prompt.version_saved"
+                | "prompt.published"
+                | "prompt.deleted"
+                | "prompt.label_moved"
+                | "prompt.label_removed"
+                | "prompt.rollout_changed"
+                | "release.requested"
+                | "release.approved"
+                | "release.rejected"
+              )[];
               /** @description Whether events are queued and sent */
               enabled: boolean;
               /**
@@ -1213,7 +1605,18 @@ export interface operations {
               /** @description A note for people; empty when none was given */
               description: string;
               /** @description The event types sent to this endpoint */
-              events: ("prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted")[];
+              events: (
+                | "prompt.created"
+                | "prompt.version_saved"
+                | "prompt.published"
+                | "prompt.deleted"
+                | "prompt.label_moved"
+                | "prompt.label_removed"
+                | "prompt.rollout_changed"
+                | "release.requested"
+                | "release.approved"
+                | "release.rejected"
+              )[];
               /** @description Whether events are queued and sent */
               enabled: boolean;
               /**
@@ -1277,7 +1680,17 @@ export interface operations {
                  * @description A change event type
                  * @enum {string}
                  */
-                event_type: "prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted";
+                event_type:
+                  | "prompt.created"
+                  | "prompt.version_saved"
+                  | "prompt.published"
+                  | "prompt.deleted"
+                  | "prompt.label_moved"
+                  | "prompt.label_removed"
+                  | "prompt.rollout_changed"
+                  | "release.requested"
+                  | "release.approved"
+                  | "release.rejected";
                 /** @description The prompt the event is about */
                 prompt_id: string;
                 /**
@@ -1353,7 +1766,14 @@ export interface operations {
                   | "prompt.deleted"
                   | "key.created"
                   | "key.revoked"
-                  | "plan.changed";
+                  | "plan.changed"
+                  | "label.moved"
+                  | "label.removed"
+                  | "rollout.changed"
+                  | "release.requested"
+                  | "release.approved"
+                  | "release.rejected"
+                  | "label.configured";
                 /** @description The prompt id, the key id, or the organization id (plan.changed) */
                 target: string;
                 /** @description What the action moved from: a version hash (prompts), a key's scope, a plan */
@@ -1401,7 +1821,17 @@ export interface operations {
              * @description What changed
              * @enum {string}
              */
-            type: "prompt.created" | "prompt.version_saved" | "prompt.published" | "prompt.deleted";
+            type:
+              | "prompt.created"
+              | "prompt.version_saved"
+              | "prompt.published"
+              | "prompt.deleted"
+              | "prompt.label_moved"
+              | "prompt.label_removed"
+              | "prompt.rollout_changed"
+              | "release.requested"
+              | "release.approved"
+              | "release.rejected";
             /** @description The prompt that changed */
             prompt_id: string;
             /** @description The version the change is about: created, saved, now in production, or (deleted) the one production served, else latest */
@@ -1412,6 +1842,30 @@ export interface operations {
             latest_version: string | null;
             /** @description When the change was committed (ISO 8601, UTC) */
             at: string;
+            /** @description The label moved, removed or rolled out (production for prompt.published); absent on the others */
+            label?: string;
+            /** @description What the label pointed to before the change; null when it was not set */
+            previous_version?: string | null;
+            /** @description The label's rollout after the change (prompt.rollout_changed, and moves); null when none */
+            rollout?: {
+              /** @description The version a share of reads gets */
+              candidate: string;
+              /** @description That share, 1 to 99 */
+              percent: number;
+            } | null;
+            /** @description The release request (release.* events) */
+            release?: {
+              id: string;
+              /** @enum {string} */
+              status: "pending" | "approved" | "rejected" | "stale";
+              label: string;
+              version: string;
+              from_version: string | null;
+              percent: number | null;
+              requested_by: string;
+              decided_by: string | null;
+              comment: string | null;
+            };
             /** @description With include=read: the production read (guard on) this event leads to */
             read?: {
               id: string;
@@ -1454,8 +1908,8 @@ export interface operations {
               variables: string[];
               /** @description SHA-256 hex of the version's canonical content */
               version: string;
-              /** @enum {string} */
-              label: "production" | "latest" | "version";
+              /** @description What resolved the read: production, latest, version, or the label asked for (docs/releases.md) */
+              label: string;
               production_version: string | null;
               /**
                * Format: date-time
@@ -1467,6 +1921,24 @@ export interface operations {
                * @description ISO 8601, UTC, milliseconds
                */
               updated_at: string;
+              /** @description Every label of the prompt to its version, production included when set (docs/releases.md) */
+              labels: {
+                [key: string]: string;
+              };
+              /** @description The label asked for, when the prompt lacks it and its fallback served */
+              fallback_for?: string;
+              /** @description When the label that served has a gradual rollout */
+              rollout?: {
+                /** @description The version a share of reads gets */
+                candidate: string;
+                /** @description That share, 1 to 99 */
+                percent: number;
+                /**
+                 * @description Which version this read got
+                 * @enum {string}
+                 */
+                arm: "current" | "candidate";
+              };
             };
           };
         };

@@ -165,8 +165,13 @@ export async function labelSettings(
 ): Promise<{ labels: (LabelSettings & { in_use: number })[] }> {
   requireAccess(caller, "read", "reading label settings");
   const labels = context.store.labels();
-  const [settings, used] = await Promise.all([labels.allSettings(), labels.allLabels()]);
+  const [settings, used, published] = await Promise.all([
+    labels.allSettings(),
+    labels.allLabels(),
+    labels.publishedCount(),
+  ]);
   const counts = new Map<string, number>();
+  if (published > 0) counts.set("production", published);
   for (const { name } of used) counts.set(name, (counts.get(name) ?? 0) + 1);
   const byName = new Map(settings.map((s) => [s.name, { ...s, in_use: counts.get(s.name) ?? 0 }]));
   for (const [name, count] of counts) {

@@ -52,6 +52,17 @@ export class LabelStore {
       .execute();
   }
 
+  /** How many of the project's prompts are published: the prompts production labels. */
+  async publishedCount(): Promise<number> {
+    const row = await this.db
+      .selectFrom("prompts")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where("project_id", "=", this.projectId)
+      .where("production_version", "is not", null)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   async setLabel(promptId: string, name: string, version: string, at: string): Promise<void> {
     await this.db
       .insertInto("prompt_labels")

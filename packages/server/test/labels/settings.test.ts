@@ -4,7 +4,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { useTestApp } from "../support/app.js";
-import { cliJson, cli } from "../support/binary.js";
+import { cli, cliJson } from "../support/binary.js";
 import { type Browser, member } from "../support/dashboard.js";
 import { DATABASES } from "../support/databases.js";
 
@@ -15,8 +15,11 @@ describe.each(DATABASES)("label settings (%s)", (database) => {
   let v1 = "";
   beforeEach(async () => {
     await t.app.tenants.setPlan(t.project.orgId, "unlimited");
-    v1 = (await t.request("POST", "/api/v2/prompts", { body: { id: "bot", name: "Bot", markdown: "# A\none", publish: true } }))
-      .body.data.version;
+    v1 = (
+      await t.request("POST", "/api/v2/prompts", {
+        body: { id: "bot", name: "Bot", markdown: "# A\none", publish: true },
+      })
+    ).body.data.version;
     owner = await member(t, "owner");
     base = `/api/dashboard/projects/${t.project.projectId}`;
   });
@@ -38,7 +41,16 @@ describe.each(DATABASES)("label settings (%s)", (database) => {
     expect(staged.body.data.fallback_for).toBeUndefined();
     const settings = await owner.call("GET", `${base}/labels`);
     expect(settings.body.data.labels).toEqual([
-      { name: "staging", description: "Try it here first", protected: false, fallback: "production", updated_at: expect.any(String), in_use: 1 },
+      // Production has no settings, but labels the one published prompt.
+      { name: "production", description: "", protected: false, fallback: null, updated_at: "", in_use: 1 },
+      {
+        name: "staging",
+        description: "Try it here first",
+        protected: false,
+        fallback: "production",
+        updated_at: expect.any(String),
+        in_use: 1,
+      },
     ]);
   });
 
@@ -60,8 +72,21 @@ describe.each(DATABASES)("label and release commands (%s)", (database) => {
   it("label set and list, with --json; release list", async () => {
     const { url, drop } = await database.create();
     try {
-      const { project } = await cliJson(url, ["project", "create", (await cliJson(url, ["org", "create", "acme"])).id, "web"]);
-      const set = await cliJson(url, ["label", "set", project.id, "production", "--protected", "--description", "Live"]);
+      const { project } = await cliJson(url, [
+        "project",
+        "create",
+        (await cliJson(url, ["org", "create", "acme"])).id,
+        "web",
+      ]);
+      const set = await cliJson(url, [
+        "label",
+        "set",
+        project.id,
+        "production",
+        "--protected",
+        "--description",
+        "Live",
+      ]);
       expect(set).toMatchObject({ name: "production", protected: true, description: "Live", fallback: null });
       const staging = await cliJson(url, ["label", "set", project.id, "staging", "--fallback", "production"]);
       expect(staging).toMatchObject({ name: "staging", protected: false, fallback: "production" });
@@ -71,7 +96,9 @@ describe.each(DATABASES)("label and release commands (%s)", (database) => {
         ["staging", false],
       ]);
       const human = await cli(url, ["label", "list", project.id]);
-      expect(human.stdout).toBe("production (protected)  0 prompt(s)  Live\nstaging → falls back to production  0 prompt(s)\n");
+      expect(human.stdout).toBe(
+        "production (protected)  0 prompt(s)  Live\nstaging → falls back to production  0 prompt(s)\n",
+      );
       const bad = await cli(url, ["label", "set", project.id, "beef"]);
       expect(bad.code).toBe(1);
       expect(bad.stderr).toBe("error: label: must not be made only of hexadecimal characters\n");
