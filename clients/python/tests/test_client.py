@@ -245,3 +245,28 @@ def test_concurrent_callers_share_one_read(fx):
         thread.join()
     assert len(results) == 20 and len({id(r) for r in results}) == 1
     assert proxy.count("/api/v2/prompts/crowd") == 1
+
+
+def test_a_label_read_follows_the_label_and_is_gone_once_it_is_removed(fx):
+    server = fx.start()
+    v1 = create(server, fx.key, "Agent", sections("v1"))
+    writer = fx.client(server.url)
+    writer.publish("agent", v1["version"], label="staging")
+    v2 = call(server.url, fx.key, "PUT", "/api/v2/prompts/agent", {"sections": sections("v2")})
+    client = fx.client(server.url)
+    staged = client.get("agent", version="staging")
+    assert staged.version == v1["version"] and staged.label == "staging"
+    wait_for(lambda: live(client), 10, "the stream")
+    writer.publish("agent", v2["version"], label="staging")
+    wait_for(lambda: client.get("agent", version="staging").version == v2["version"], 10, "the label's move")
+    assert client.get("agent", version="staging").labels == {"production": v1["version"], "staging": v2["version"]}
+    writer.remove_label("agent", "staging")
+
+    def gone() -> bool:
+        try:
+            client.get("agent", version="staging")
+            return False
+        except PromptstoreError:
+            return True
+
+    wait_for(gone, 10, "the removal")

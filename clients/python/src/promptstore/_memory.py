@@ -180,6 +180,16 @@ class Memory:
             for entry in self._entries.get(prompt_id, {}).values():
                 if entry.pinned:
                     continue
+                # A label's read (or a read in a rollout) cannot be checked against the event's two pointers:
+                # it is read again, so a moved or removed label is never served from memory afterwards.
+                if (
+                    entry.key.ref not in ("production", "latest")
+                    or event.get("type") == "prompt.rollout_changed"
+                    or (entry.value is not None and entry.value.rollout is not None)
+                ):
+                    if self._invalidate(entry):
+                        todo.append(entry)
+                    continue
                 production = event.get("production_version")
                 target = event.get("latest_version") if entry.key.ref == "latest" else production or event.get("latest_version")
                 if (

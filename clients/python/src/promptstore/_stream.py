@@ -18,7 +18,21 @@ if TYPE_CHECKING:
 
     from ._memory import Memory
 
-EVENT_TYPES = frozenset({"prompt.created", "prompt.version_saved", "prompt.published", "prompt.deleted"})
+EVENT_TYPES = frozenset(
+    {
+        "prompt.created",
+        "prompt.version_saved",
+        "prompt.published",
+        "prompt.deleted",
+        # The release path (docs/releases.md): labels other than production, rollouts, release requests.
+        "prompt.label_moved",
+        "prompt.label_removed",
+        "prompt.rollout_changed",
+        "release.requested",
+        "release.approved",
+        "release.rejected",
+    }
+)
 LABEL = "GET /api/v2/events"
 
 

@@ -267,12 +267,31 @@ class Promptstore:
         finally:
             self._memory.invalidate(prompt_id)
 
-    def publish(self, prompt_id: str, version: Optional[str] = None) -> Json:
-        """``POST /api/v2/prompts/{id}/publish``: production to ``version`` (default ``latest``); rolling back
-        is publishing an older hash. This client's next ``get()`` serves it."""
-        body = {} if version is None else {"version": version}
+    def publish(
+        self,
+        prompt_id: str,
+        version: Optional[str] = None,
+        *,
+        label: Optional[str] = None,
+        percent: Optional[int] = None,
+    ) -> Json:
+        """``POST /api/v2/prompts/{id}/publish``: production (or ``label``) to ``version`` (default ``latest``);
+        with ``percent``, a gradual rollout (docs/releases.md). Rolling back is publishing an older hash. This
+        client's next ``get()`` serves it."""
+        body: Dict[str, Any] = {} if version is None else {"version": version}
+        if label is not None:
+            body["label"] = label
+        if percent is not None:
+            body["percent"] = percent
         try:
             return self._call("POST", path_of("api", "v2", "prompts", prompt_id, "publish"), body=body, idempotent=False)
+        finally:
+            self._memory.invalidate(prompt_id)
+
+    def remove_label(self, prompt_id: str, label: str) -> Json:
+        """``DELETE /api/v2/prompts/{id}/labels/{label}``: removes a label (not production) from a prompt."""
+        try:
+            return self._call("DELETE", path_of("api", "v2", "prompts", prompt_id, "labels", label), idempotent=False)
         finally:
             self._memory.invalidate(prompt_id)
 

@@ -63,6 +63,16 @@ class Prompt:
     #: The service's answer as received (``data`` of the envelope); empty for a fallback.
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
+    @property
+    def labels(self) -> Mapping[str, str]:
+        """Every label of the prompt to its version, production included when set (docs/releases.md)."""
+        return self.raw.get("labels") or {}
+
+    @property
+    def rollout(self) -> Optional[Mapping[str, Any]]:
+        """When the label that served has a gradual rollout: ``candidate``, ``percent`` and this read's ``arm``."""
+        return self.raw.get("rollout")
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Prompt":
         """A prompt from the ``data`` of a v2 read (``GET /api/v2/prompts/{id}``)."""
