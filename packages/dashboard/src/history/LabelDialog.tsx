@@ -139,10 +139,14 @@ export function LabelDialog({
           <dd>
             {current && !now ? <span className="hash">{shortHash(current)}</span> : <VersionLine version={now} />}
           </dd>
-          <dt>{action.kind === "rollout" ? "Candidate" : "Will be"}</dt>
-          <dd>
-            <VersionLine version={target} />
-          </dd>
+          {action.kind === "rollout" ? null : (
+            <>
+              <dt>Will be</dt>
+              <dd>
+                <VersionLine version={target} />
+              </dd>
+            </>
+          )}
         </dl>
         {action.kind === "rollout" ? (
           <Field label="Candidate version" error={errorFor(errors, "version")}>
@@ -205,7 +209,9 @@ export function LabelDialog({
             ? `${label} is protected: it moves when an owner other than you approves this request.`
             : action.kind === "abort"
               ? `Every read of ${label} gets its version again.`
-              : `Applications that read ${label} get the new version from their next request.`}
+              : action.kind === "rollout"
+                ? `Reads of ${label} that send the same assign value (a user or tenant id) always get the same version.`
+                : `Applications that read ${label} get the new version from their next request.`}
         </p>
         <FormAlert messages={unplacedErrors(errors, (f) => FORM_FIELDS.has(f) && (f !== "percent" || asksPercent))} />
         <div className="dialog-actions">

@@ -2,7 +2,8 @@ import { useQuery } from "@tanstack/react-query";
 import { promptViewQuery } from "../api/queries";
 import type { LabelSetting } from "../api/release-queries";
 import { shortHash } from "../ui/format";
-import { LabelBadge, labelEntries } from "../ui/labels";
+import { LabelBadge } from "../ui/LabelBadge";
+import { labelEntries } from "../ui/labels";
 import type { LabelAction } from "./LabelDialog";
 
 interface LabelsCardProps {

@@ -6,7 +6,7 @@ import { type Release, type ReleaseStatus, releasesQuery, useDecideRelease } fro
 import { useProject } from "../shell/session";
 import { Field } from "../ui/Field";
 import { plural, savedByLabel, shortHash } from "../ui/format";
-import { LabelBadge } from "../ui/labels";
+import { LabelBadge } from "../ui/LabelBadge";
 import { EmptyState, ErrorState, errorText, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
 import "../history/history.css";
@@ -95,36 +95,39 @@ export default function Releases() {
           </p>
         </div>
       </header>
-      <div className="release-toolbar">
-        <fieldset className="segmented" aria-label="Show">
-          <legend className="visually-hidden">Show</legend>
-          {FILTERS.map((f) => (
-            <label key={f.value}>
-              <input
-                type="radio"
-                name="release-status"
-                value={f.value}
-                checked={filter === f.value}
-                onChange={() => {
-                  setNotice(null);
-                  const next = new URLSearchParams(params);
-                  if (f.value === "pending") next.delete("status");
-                  else next.set("status", f.value);
-                  setParams(next, { replace: true });
-                }}
-              />
-              {f.label}
-            </label>
-          ))}
-        </fieldset>
-        {canDecide ? null : <p className="small muted">Owners approve or reject releases; you can read them here.</p>}
-      </div>
-      <div aria-live="polite">
-        {notice ? (
-          <p className="notice notice-success" role="status">
-            {notice}
-          </p>
-        ) : null}
+      <div>
+        <div className="release-toolbar">
+          <fieldset className="segmented" aria-label="Show">
+            <legend className="visually-hidden">Show</legend>
+            {FILTERS.map((f) => (
+              <label key={f.value}>
+                <input
+                  type="radio"
+                  name="release-status"
+                  value={f.value}
+                  checked={filter === f.value}
+                  onChange={() => {
+                    setNotice(null);
+                    const next = new URLSearchParams(params);
+                    if (f.value === "pending") next.delete("status");
+                    else next.set("status", f.value);
+                    setParams(next, { replace: true });
+                  }}
+                />
+                {f.label}
+              </label>
+            ))}
+          </fieldset>
+          {canDecide ? null : <p className="small muted">Owners approve or reject releases; you can read them here.</p>}
+        </div>
+        {/* Inside the toolbar's block, so an empty live region adds no gap to the page. */}
+        <div aria-live="polite" className="release-notice">
+          {notice ? (
+            <p className="notice notice-success" role="status">
+              {notice}
+            </p>
+          ) : null}
+        </div>
       </div>
       {body}
     </div>
@@ -209,6 +212,11 @@ function ReleaseItem({
         {release.from_version === null ? (
           <p className="card-body muted">
             {release.label} is not set on this prompt yet: every section of {shortHash(release.version)} is new to it.
+          </p>
+        ) : release.from_version === release.version ? (
+          <p className="card-body muted">
+            {release.label} already serves {shortHash(release.version)}: approving this ends its rollout, and every read
+            gets that version again.
           </p>
         ) : showDiff ? (
           <Suspense fallback={<Loading label="Loading the comparison…" />}>

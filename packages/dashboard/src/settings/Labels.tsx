@@ -10,7 +10,8 @@ import { validate } from "../forms/validate";
 import { Dialog } from "../ui/Dialog";
 import { Field, FormAlert } from "../ui/Field";
 import { plural } from "../ui/format";
-import { byLabelOrder, LabelBadge } from "../ui/labels";
+import { LabelBadge } from "../ui/LabelBadge";
+import { byLabelOrder } from "../ui/labels";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 
 /** The project's labels (owners): what each is for, whether it is protected, what it falls back to. */
@@ -55,13 +56,22 @@ export function Labels({ projectId, projectName }: { projectId: string; projectN
                 </td>
                 <td data-label="Protected">
                   {label.protected ? (
-                    <span className="badge badge-warning">protected</span>
+                    <span>
+                      <span className="badge badge-warning">protected</span>
+                    </span>
                   ) : (
                     <span className="subtle small">no</span>
                   )}
                 </td>
                 <td data-label="Falls back to">
-                  {label.fallback ? <LabelBadge name={label.fallback} /> : <span className="subtle small">none</span>}
+                  {label.fallback ? (
+                    // A wrapper, so the badge keeps its height when the stacked row's label wraps (phone).
+                    <span>
+                      <LabelBadge name={label.fallback} />
+                    </span>
+                  ) : (
+                    <span className="subtle small">none</span>
+                  )}
                 </td>
                 <td data-label="In use">
                   {label.name === PRODUCTION ? (
@@ -93,10 +103,7 @@ export function Labels({ projectId, projectName }: { projectId: string; projectN
       <div className="card-header">
         <div>
           <h2 id="labels-settings-heading">Labels</h2>
-          <p>
-            The environments of {projectName}: a protected label moves only through a release request that another owner
-            approves; a fallback serves a prompt that lacks the label.
-          </p>
+          <p>The environments of {projectName}: what each is for, its protection and its fallback.</p>
         </div>
         <button type="button" className="button button-primary" onClick={() => setEditing("new")}>
           Add label

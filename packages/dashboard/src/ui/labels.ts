@@ -1,6 +1,6 @@
 /**
- * Labels (environments) as every screen shows them: production first, then the others by name, each as a
- * badge. Pure ordering is exported for the unit tests.
+ * Labels (environments) in the order every screen shows them: production first, then the others by name.
+ * Pure, so it is unit-tested; the badge is LabelBadge.tsx.
  */
 import { PRODUCTION } from "@promptstore/core/labels";
 
@@ -23,8 +23,4 @@ export function labelsInUse(prompts: readonly { labels?: Record<string, string> 
 /** A prompt's labels as [name, hash] pairs, production first. */
 export function labelEntries(labels: Record<string, string> | undefined): [string, string][] {
   return Object.entries(labels ?? {}).sort(([a], [b]) => byLabelOrder(a, b));
-}
-
-export function LabelBadge({ name }: { name: string }) {
-  return <span className={name === PRODUCTION ? "badge badge-production" : "badge badge-label"}>{name}</span>;
 }

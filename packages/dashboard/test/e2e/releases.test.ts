@@ -219,6 +219,7 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: releases with tw
     expect((await read()).version).toBe(versions[1]);
     await expect.poll(() => page.getByRole("heading", { name: "No release is waiting for approval" }).count()).toBe(1);
     await expectAccessible(page, "releases-screen-empty");
+    await screenshot(page, "releases-06b-screen-empty");
 
     await page.getByRole("radio", { name: "Approved" }).check();
     const decided = page.getByRole("article").filter({ hasText: "Reads well" });
@@ -255,7 +256,9 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: releases with tw
   });
 
   it("requests, approves and rolls out with the keyboard only", async () => {
-    versions.push(await save("# Role\nYou help customers of {{ company }}.\n\n# Rules\nBe brief, kind, exact.", "Exact"));
+    versions.push(
+      await save("# Role\nYou help customers of {{ company }}.\n\n# Rules\nBe brief, kind, exact.", "Exact"),
+    );
     const { page } = editor;
     await page.goto(`${projectPath}/prompts/support-bot/history`);
     const row = page
@@ -295,9 +298,9 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: releases with tw
     await labels.getByRole("button", { name: "Roll out a version on staging" }).focus();
     await page.keyboard.press("Enter");
     const rollout = page.getByRole("dialog", { name: "Roll out on staging" });
-    await expect.poll(() => rollout.getByLabel("Share of reads").evaluate((el) => el === document.activeElement)).toBe(
-      true,
-    );
+    await expect
+      .poll(() => rollout.getByLabel("Share of reads").evaluate((el) => el === document.activeElement))
+      .toBe(true);
     await page.keyboard.type("25");
     await expectAccessible(page, "releases-rollout-dialog");
     await screenshot(page, "releases-08-rollout-dialog");
