@@ -4,6 +4,7 @@ import { Hooks } from "./hooks.js";
 import { type HttpSettings, request } from "./http.js";
 import { deepFreeze, PromptMemory } from "./memory.js";
 import type { CacheMode, CallOptions, ClientStatus, GetOptions, PromptstoreOptions } from "./options.js";
+import { servedArm } from "./rollout.js";
 import type {
   CreatedPrompt,
   CreatePromptInput,
@@ -175,6 +176,7 @@ export class Promptstore {
    * const draft = await client.get("support-bot", { version: "latest", guard: false });
    * const pinned = await client.get("support-bot", { version: prompt.version }); // kept for good
    * const safe = await client.get("support-bot", { fallback: "You are a helpful support agent." });
+   * const sticky = await client.get("support-bot", { assign: "user-42" }); // a rollout's arm, computed locally
    * ```
    */
   async get(promptId: string, options: GetOptions = {}): Promise<Prompt> {
@@ -182,12 +184,16 @@ export class Promptstore {
     const guard = options.guard ?? this.defaultGuard;
     if (this.mode === "none" || options.cache === false) {
       try {
-        return await this.read(promptId, ref, guard, options.signal);
+        return await this.read(promptId, ref, guard, options.signal, options.assign);
       } catch (error) {
         return this.fallbackOrThrow(promptId, ref, options, error);
       }
     }
-    const held = this.memory.get(promptId, ref, guard, () => this.openStream());
+    // A read in a rollout is served the arm its assign value gets, from memory (rollout.ts).
+    const watch = () => this.openStream();
+    const read = this.memory.get(promptId, ref, guard, watch);
+    const served = (view: PromptView) => servedArm(this.memory, promptId, guard, view, options.assign, watch);
+    const held = read instanceof Promise ? read.then(served) : served(read);
     if (!(held instanceof Promise)) return held;
     try {
       return await (options.signal ? abortable(held, options.signal) : held);
@@ -426,9 +432,15 @@ export class Promptstore {
     return result.data as T;
   }
 
-  private read(promptId: string, ref: string, guard: boolean, signal?: AbortSignal): Promise<PromptView> {
+  private read(
+    promptId: string,
+    ref: string,
+    guard: boolean,
+    signal?: AbortSignal,
+    assign?: string,
+  ): Promise<PromptView> {
     return this.call<PromptView>("GET", `/api/v2/prompts/${encodeURIComponent(promptId)}`, {
-      query: { version: ref === "production" ? undefined : ref, guard: guard ? undefined : "false" },
+      query: { version: ref === "production" ? undefined : ref, guard: guard ? undefined : "false", assign },
       idempotent: true,
       signal,
     });

@@ -23,6 +23,7 @@ export type {
   PromptstoreOptions,
   StreamState,
 } from "./options.js";
+export { type RolloutArm, rolloutArm, rolloutBucket } from "./rollout.js";
 export { readEventStream, type SseHandlers, type SseMessage, SseParser } from "./sse.js";
 export type * from "./types.js";
 export { type Fillable, type FillOptions, fill, type VariableValue, variablesOf } from "./variables.js";

@@ -83,8 +83,14 @@ export interface PromptstoreOptions {
 }
 
 export interface GetOptions {
-  /** `production` (default), `latest`, a full version hash or a unique prefix of 7+ characters. */
+  /** `production` (default), `latest`, a label, a full version hash or a unique prefix of 7+ characters. */
   version?: VersionRef;
+  /**
+   * When the label read has a gradual rollout (docs/releases.md): the value that picks the arm, such as a user
+   * or tenant id. The same prompt, label and value always get the same arm, the one the server would give;
+   * computed from memory, with both arms held. Without it, each call is assigned at random, as the server does.
+   */
+  assign?: string;
   /** Append the anti-injection guard to `prompt`. Default: the client's `guard` (true). */
   guard?: boolean;
   /** Served when the service cannot be reached and nothing is in memory; before the client's `fallback`. */
