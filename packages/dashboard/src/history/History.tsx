@@ -90,7 +90,7 @@ export default function History() {
           {canPublish ? (
             <div className="field label-picker">
               <label className="field-label" htmlFor={pickerId}>
-                Label to move
+                Label
               </label>
               <input
                 id={pickerId}
@@ -100,7 +100,7 @@ export default function History() {
                 spellCheck={false}
                 value={picked ?? moving}
                 aria-invalid={movingProblem ? true : undefined}
-                aria-describedby={movingProblem ? `${pickerId}-error` : undefined}
+                aria-describedby={movingProblem ? `${pickerId}-error` : `${pickerId}-hint`}
                 onChange={(e) => setPicked(e.target.value)}
               />
               <datalist id={knownId}>
@@ -112,7 +112,11 @@ export default function History() {
                 <p className="field-error" id={`${pickerId}-error`}>
                   {movingProblem}
                 </p>
-              ) : null}
+              ) : (
+                <p className="visually-hidden" id={`${pickerId}-hint`}>
+                  Each version's row offers to move this label there.
+                </p>
+              )}
             </div>
           ) : null}
         </div>

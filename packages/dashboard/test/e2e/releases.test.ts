@@ -152,7 +152,7 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: releases with tw
     await page.goto(`${projectPath}/prompts/support-bot/history`);
     const versionsCard = page.getByRole("region", { name: "Versions" });
     const row = (hash: string) => versionsCard.getByRole("row").filter({ hasText: short(hash) });
-    await expect.poll(() => versionsCard.getByLabel("Label to move").inputValue()).toBe("staging");
+    await expect.poll(() => versionsCard.getByLabel("Label", { exact: true }).inputValue()).toBe("staging");
 
     await row(versions[1]!).getByRole("button", { name: "Move staging here" }).click();
     const move = page.getByRole("dialog", { name: "Move staging to this version?" });
