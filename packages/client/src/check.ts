@@ -1,12 +1,14 @@
 import type { PromptListItem } from "./types.js";
 
-/** One prompt whose production on the server is not what the lockfile (promptstore.lock) records. */
+/** One prompt whose production (or other label) on the server is not what the lockfile records. */
 export interface ProductionDifference {
   id: string;
-  /** Production as the lockfile records it; null when not published, undefined when not in the lockfile. */
+  /** The label as the lockfile records it; null when not set, undefined when not in the lockfile. */
   lock: string | null | undefined;
-  /** Production on the server; null when not published, undefined when the prompt is not on the server. */
+  /** The label on the server; null when not set, undefined when the prompt is not on the server. */
   server: string | null | undefined;
+  /** The label compared: production unless another was asked for. */
+  label?: string;
 }
 
 /**
@@ -23,15 +25,22 @@ export interface ProductionDifference {
  */
 export function productionDifferences(
   lock: ReadonlyMap<string, string | null>,
-  server: Iterable<Pick<PromptListItem, "id" | "production_version">>,
+  server: Iterable<Pick<PromptListItem, "id" | "production_version"> & { labels?: Record<string, string> }>,
+  label = "production",
 ): ProductionDifference[] {
   const remote = new Map<string, string | null>();
-  for (const prompt of server) remote.set(prompt.id, prompt.production_version);
+  for (const prompt of server) {
+    remote.set(prompt.id, label === "production" ? prompt.production_version : (prompt.labels?.[label] ?? null));
+  }
   const differences: ProductionDifference[] = [];
   for (const id of [...new Set([...lock.keys(), ...remote.keys()])].sort()) {
     const locked = lock.has(id) ? lock.get(id) : undefined;
     const served = remote.has(id) ? remote.get(id) : undefined;
-    if (locked !== served) differences.push({ id, lock: locked, server: served });
+    if (locked !== served) {
+      differences.push(
+        label === "production" ? { id, lock: locked, server: served } : { id, lock: locked, server: served, label },
+      );
+    }
   }
   return differences;
 }
@@ -49,7 +58,7 @@ export function describeProductionDifferences(differences: readonly ProductionDi
   return differences
     .map(
       (d) =>
-        `${d.id}: production on the server is ${name(d.server, "the server")}, the lockfile says ${name(d.lock, "the lockfile")}`,
+        `${d.id}: ${d.label ?? "production"} on the server is ${name(d.server, "the server")}, the lockfile says ${name(d.lock, "the lockfile")}`,
     )
     .join("\n");
 }

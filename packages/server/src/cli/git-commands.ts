@@ -40,23 +40,30 @@ export function registerGitCommands(program: Command): void {
 
   remoteOptions(program.command("push <dir>"))
     .description("save a version for each changed file, create new prompts, update promptstore.lock")
-    .option("--publish", "also make each pushed file production")
+    .option(
+      "--publish [label]",
+      "also make each pushed file production, or move LABEL to it (a protected label needs a release request)",
+    )
     .option("--message <message>", "the change message of every version saved")
     .option("--force", "save even when the prompt moved on the server since the lock")
-    .action(async (dir: string, opts: RemoteOptions & { publish?: boolean; message?: string; force?: boolean }) => {
-      const results = await push(dir, opts);
-      emit(!!opts.json, { prompts: results }, () => describePush(results));
-    });
+    .action(
+      async (dir: string, opts: RemoteOptions & { publish?: boolean | string; message?: string; force?: boolean }) => {
+        const results = await push(dir, opts);
+        emit(!!opts.json, { prompts: results }, () => describePush(results));
+      },
+    );
 
   remoteOptions(program.command("check <dir>"))
-    .description("exit 1 when production on the server differs from promptstore.lock (for CI)")
-    .action(async (dir: string, opts: RemoteOptions) => {
-      const differences = await check(dir, opts);
+    .description("exit 1 when production (or --label) on the server differs from promptstore.lock (for CI)")
+    .option("--label <label>", "compare this label instead of production (docs/releases.md)")
+    .action(async (dir: string, opts: RemoteOptions & { label?: string }) => {
+      const label = opts.label ?? "production";
+      const differences = await check(dir, opts, label);
       emit(!!opts.json, { ok: differences.length === 0, differences }, () =>
-        differences.length === 0 ? "production matches promptstore.lock" : describeCheck(differences),
+        differences.length === 0 ? `${label} matches promptstore.lock` : describeCheck(differences),
       );
       if (differences.length > 0) {
-        throw new CliError(`production differs from promptstore.lock for ${differences.length} prompt(s)`);
+        throw new CliError(`${label} differs from promptstore.lock for ${differences.length} prompt(s)`);
       }
     });
 

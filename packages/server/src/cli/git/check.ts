@@ -11,9 +11,13 @@ export { describeProductionDifferences as describeCheck } from "@promptstore/cli
  * either side. A prompt on the server that the lockfile does not know counts as a difference too: CI
  * guards everything production serves.
  */
-export async function check(dir: string, options: RemoteOptions): Promise<CheckDifference[]> {
+export async function check(dir: string, options: RemoteOptions, label = "production"): Promise<CheckDifference[]> {
   const lock = await readLock(dir);
   const remote = await talking(() => remotePrompts(connect(options)));
-  const locked = new Map([...lock].map(([id, entry]) => [id, entry.production] as const));
-  return productionDifferences(locked, remote.values());
+  const locked = new Map(
+    [...lock].map(
+      ([id, entry]) => [id, label === "production" ? entry.production : (entry.labels?.[label] ?? null)] as const,
+    ),
+  );
+  return productionDifferences(locked, remote.values(), label);
 }

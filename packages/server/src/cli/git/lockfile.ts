@@ -17,6 +17,8 @@ const lockEntry = z.strictObject({
   latest: hash,
   name: z.string(),
   description: z.string(),
+  /** The server's other labels (docs/releases.md) when last pulled or pushed; absent when there were none. */
+  labels: z.record(z.string(), hash).optional(),
 });
 
 const lockDocument = z.strictObject({
@@ -62,6 +64,8 @@ export async function writeLock(dir: string, lock: Lock): Promise<void> {
       latest: e.latest,
       name: e.name,
       description: e.description,
+      // Only when there are any: a project without labels keeps the lockfile it always had.
+      ...(e.labels && Object.keys(e.labels).length > 0 ? { labels: e.labels } : {}),
     };
   }
   await mkdir(dir, { recursive: true });
@@ -69,4 +73,11 @@ export async function writeLock(dir: string, lock: Lock): Promise<void> {
   // Written whole, then renamed: an interrupted run never leaves half a lockfile.
   await writeFile(`${path}.tmp`, `${JSON.stringify({ lockfile_version: 1, prompts }, null, 2)}\n`);
   await rename(`${path}.tmp`, path);
+}
+
+/** A prompt's labels as the lockfile keeps them: every one but production, which has its own field. */
+export function otherLabels(labels: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!labels) return undefined;
+  const { production: _, ...others } = labels;
+  return Object.keys(others).length > 0 ? others : undefined;
 }

@@ -1,7 +1,7 @@
 import type { PromptListItem, Promptstore } from "@promptstore/client";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
-import { readLock, writeLock } from "./lockfile.js";
+import { otherLabels, readLock, writeLock } from "./lockfile.js";
 import { fileHash, type PromptFile, renderPromptFile } from "./prompt-file.js";
 import { classify } from "./state.js";
 import { readWorkspace, removePromptFile, writePromptFile } from "./workspace.js";
@@ -75,6 +75,7 @@ export async function pull(dir: string, options: RemoteOptions & { force?: boole
         latest: prompt.latest_version,
         name: content.name,
         description: content.description,
+        labels: otherLabels(prompt.labels),
       });
       results.push({ id: prompt.id, file, result: "written", latest: prompt.latest_version });
     }

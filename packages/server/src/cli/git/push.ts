@@ -2,12 +2,13 @@ import { stat } from "node:fs/promises";
 import { type Tool as ApiTool, PromptstoreError } from "@promptstore/client";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
-import { readLock, writeLock } from "./lockfile.js";
+import { otherLabels, readLock, writeLock } from "./lockfile.js";
 import { classify, type PromptState } from "./state.js";
 import { readWorkspace } from "./workspace.js";
 
 export interface PushOptions extends RemoteOptions {
-  publish?: boolean;
+  /** true (production) or a label's name: what each pushed file's version is published to. */
+  publish?: boolean | string;
   message?: string;
   force?: boolean;
 }
@@ -72,7 +73,7 @@ export async function push(dir: string, options: PushOptions): Promise<PushResul
   if (local.size === 0) throw new CliError(await noPromptFiles(dir));
   const remote = await talking(() => remotePrompts(client));
   const states = classify(local, lock, remote);
-  const conflicts = states.filter((s) => isConflict(s, options.publish ?? false));
+  const conflicts = states.filter((s) => isConflict(s, options.publish === true || options.publish === "production"));
   if (conflicts.length > 0 && !options.force) {
     throw new CliError(
       `push refused, nothing was sent: ${conflicts.map(conflictLine).join("; ")}. Pull first, or push --force to save over it`,
@@ -114,69 +115,98 @@ async function pushOne(
   const prompt = local.prompt;
   // The file's tools passed the same schema the API validates with; only their static types differ.
   const tools = prompt.content.tools as unknown as ApiTool[];
-  const publish = options.publish ?? false;
+  // Production is published with the version, as a save with `publish` does; another label is moved after.
+  const label = options.publish === true ? "production" : options.publish || undefined;
+  const publish = label === "production";
+  let labels = otherLabels(state.remote?.labels);
   const record = (latest: string, production: string | null) =>
-    lock.set(id, { file, hash: local.hash, production, latest, name: prompt.name, description: prompt.description });
-
-  if (!state.remote) {
-    const created = await talking(() =>
-      client.create({
-        id,
-        name: prompt.name,
-        ...(prompt.description !== "" ? { description: prompt.description } : {}),
-        sections: prompt.content.sections,
-        ...(tools.length > 0 ? { tools } : {}),
-        ...(options.message !== undefined ? { message: options.message } : {}),
-        publish,
-      }),
-    );
-    record(created.version, publish ? created.version : null);
-    return { id, file, result: "created", version: created.version, published: publish };
-  }
-
-  const remote = state.remote;
-  const needsPublish = publish && remote.production_version !== local.hash;
-  if (!state.localChanged) {
-    if (!needsPublish) {
-      if (!state.serverChanged) record(remote.latest_version, remote.production_version);
-      return { id, file, result: "unchanged", version: local.hash, published: false };
-    }
-    // The file is what the server holds already: publishing it needs no new version.
-    await talking(() => client.publish(id, local.hash));
-    record(remote.latest_version, local.hash);
-    return { id, file, result: "unchanged", version: local.hash, published: true };
-  }
-
-  let saved: Awaited<ReturnType<typeof client.save>>;
-  try {
-    saved = await client.save(id, {
-      sections: prompt.content.sections,
-      tools,
-      ...(options.message !== undefined ? { message: options.message } : {}),
-      publish,
+    lock.set(id, {
+      file,
+      hash: local.hash,
+      production,
+      latest,
       name: prompt.name,
       description: prompt.description,
-      ...(options.force || !state.entry ? {} : { base_version: state.entry.latest }),
+      labels,
     });
+  const result = await pushVersion();
+  if (label === undefined || publish || result.version === null) return result;
+  const version = result.version;
+  if (labels?.[label] === version) return result;
+  try {
+    await client.publish(id, version, { label });
   } catch (error) {
-    if (error instanceof PromptstoreError && error.status === 409) {
-      throw new CliError(
-        `push refused for ${id} (${file}): latest moved on the server meanwhile; pull first, or push --force`,
-      );
-    }
     if (error instanceof PromptstoreError) throw new CliError(`${id} (${file}): ${error.message}`);
     throw error;
   }
-  const latest = saved.created ? saved.version : remote.latest_version;
-  const production = publish ? saved.version : remote.production_version;
-  record(latest, production);
-  return {
-    id,
-    file,
-    result: saved.created ? "saved" : "unchanged",
-    version: saved.version,
-    published: publish && remote.production_version !== saved.version,
-  };
+  labels = { ...labels, [label]: version };
+  const entry = lock.get(id);
+  if (entry) lock.set(id, { ...entry, labels });
+  return { ...result, published: true };
+
+  async function pushVersion(): Promise<PushResult> {
+    // Narrowed above; a function of its own does not see that.
+    const local = state.local as NonNullable<PromptState["local"]>;
+    if (!state.remote) {
+      const created = await talking(() =>
+        client.create({
+          id,
+          name: prompt.name,
+          ...(prompt.description !== "" ? { description: prompt.description } : {}),
+          sections: prompt.content.sections,
+          ...(tools.length > 0 ? { tools } : {}),
+          ...(options.message !== undefined ? { message: options.message } : {}),
+          publish,
+        }),
+      );
+      record(created.version, publish ? created.version : null);
+      return { id, file, result: "created", version: created.version, published: publish };
+    }
+
+    const remote = state.remote;
+    const needsPublish = publish && remote.production_version !== local.hash;
+    if (!state.localChanged) {
+      if (!needsPublish) {
+        if (!state.serverChanged) record(remote.latest_version, remote.production_version);
+        return { id, file, result: "unchanged", version: local.hash, published: false };
+      }
+      // The file is what the server holds already: publishing it needs no new version.
+      await talking(() => client.publish(id, local.hash));
+      record(remote.latest_version, local.hash);
+      return { id, file, result: "unchanged", version: local.hash, published: true };
+    }
+
+    let saved: Awaited<ReturnType<typeof client.save>>;
+    try {
+      saved = await client.save(id, {
+        sections: prompt.content.sections,
+        tools,
+        ...(options.message !== undefined ? { message: options.message } : {}),
+        publish,
+        name: prompt.name,
+        description: prompt.description,
+        ...(options.force || !state.entry ? {} : { base_version: state.entry.latest }),
+      });
+    } catch (error) {
+      if (error instanceof PromptstoreError && error.status === 409) {
+        throw new CliError(
+          `push refused for ${id} (${file}): latest moved on the server meanwhile; pull first, or push --force`,
+        );
+      }
+      if (error instanceof PromptstoreError) throw new CliError(`${id} (${file}): ${error.message}`);
+      throw error;
+    }
+    const latest = saved.created ? saved.version : remote.latest_version;
+    const production = publish ? saved.version : remote.production_version;
+    record(latest, production);
+    return {
+      id,
+      file,
+      result: saved.created ? "saved" : "unchanged",
+      version: saved.version,
+      published: publish && remote.production_version !== saved.version,
+    };
+  }
 }
 
 export function describePush(results: PushResult[]): string {
