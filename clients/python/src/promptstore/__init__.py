@@ -15,6 +15,7 @@ Against a running server::
         system = client.fill(prompt, {"company": "Acme", "language": "French"})
 """
 
+from ._rollout import rollout_arm, rollout_bucket
 from .client import MODES, Fallback, Promptstore
 from .errors import (
     AuthenticationError,
@@ -49,6 +50,8 @@ __all__ = [
     "SectionInput",
     "fill",
     "variables_of",
+    "rollout_bucket",
+    "rollout_arm",
     "PromptstoreError",
     "BadRequestError",
     "AuthenticationError",

@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 
 from ._http import HttpSettings, path_of, request
 from ._memory import Memory
+from ._rollout import Arms
 from ._stream import ChangeStream
 from .errors import ClientClosedError, NetworkError, PromptstoreError
 from .types import CreatePromptInput, Json, Prompt, PromptChange, ReadKey, SaveVersionInput, Section
@@ -130,6 +131,7 @@ class Promptstore:
             lambda: self._stream.first_connection() if self.mode == "watch" else None,
             timeout,
         )
+        self._arms = Arms(lambda key: self._memory.get(key, self._open_stream), self._memory.peek, self._background)
         self._stream = ChangeStream(
             self._http,
             self._memory,
@@ -151,22 +153,28 @@ class Promptstore:
         guard: Optional[bool] = None,
         fallback: Optional[Fallback] = None,
         cache: bool = True,
+        assign: Optional[str] = None,
     ) -> Prompt:
-        """Reads a prompt: ``production`` unless ``version`` names ``latest``, a full hash or a unique prefix of
-        7+ characters; with the guard unless ``guard=False``. Served from memory when held (see :data:`MODES`);
-        when the service cannot be reached (no answer, a timeout, 5xx or 429) what is held is served, even out
-        of date, else the ``fallback`` (``prompt.fallback`` is True), else the error is raised.
+        """Reads a prompt: ``production`` unless ``version`` names ``latest``, a label, a full hash or a unique
+        prefix of 7+ characters; with the guard unless ``guard=False``. Served from memory when held (see
+        :data:`MODES`); when the service cannot be reached (no answer, a timeout, 5xx or 429) what is held is
+        served, even out of date, else the ``fallback`` (``prompt.fallback`` is True), else the error is raised.
+
+        When the label has a gradual rollout, ``assign`` (a user or tenant id, say) picks the arm: the same
+        prompt, label and value always get the one the server would give, computed from memory with both arms
+        held (docs/releases.md). Without it, each call is assigned at random, as the server does.
 
         >>> prompt = client.get("support-bot")                        # doctest: +SKIP
         >>> draft = client.get("support-bot", version="latest", guard=False)  # doctest: +SKIP
         >>> pinned = client.get("support-bot", version=prompt.version)  # doctest: +SKIP
         >>> safe = client.get("support-bot", fallback="You are a helpful support agent.")  # doctest: +SKIP
+        >>> sticky = client.get("support-bot", assign="user-42")  # doctest: +SKIP
         """
         key = self._key(prompt_id, version, guard)
         try:
             if self.mode == "none" or not cache:
-                return self._read(key)
-            return self._memory.get(key, self._open_stream)
+                return self._read(key, assign)
+            return self._arms.serve(key, self._memory.get(key, self._open_stream), assign)
         except PromptstoreError as error:
             if not _unreachable(error):
                 raise
@@ -351,8 +359,12 @@ class Promptstore:
     def _key(self, prompt_id: str, version: str, guard: Optional[bool]) -> ReadKey:
         return ReadKey(prompt_id, version, self._guard if guard is None else guard)
 
-    def _read(self, key: ReadKey) -> Prompt:
-        query = {"version": None if key.ref == "production" else key.ref, "guard": None if key.guard else False}
+    def _read(self, key: ReadKey, assign: Optional[str] = None) -> Prompt:
+        query = {
+            "version": None if key.ref == "production" else key.ref,
+            "guard": None if key.guard else False,
+            "assign": assign,
+        }
         data = self._call("GET", path_of("api", "v2", "prompts", key.prompt_id), query=query)
         return Prompt.from_json(data)
 

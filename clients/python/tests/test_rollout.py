@@ -1,0 +1,141 @@
+"""Sticky rollout assignment in the Python client (docs/releases.md): ``get(id, version=..., assign=...)``
+serves the arm the server would, from memory, with both arms held. The client keeps a copy of the assignment
+function (standard library only): these tests pin it to the shared vectors and compare its arm with the real
+server's over a thousand assign values."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+import promptstore._rollout
+from promptstore import rollout_arm, rollout_bucket
+from promptstore._rollout import murmur3, other_arm_view
+from support import call, sections, wait_for
+
+VECTORS = json.loads(
+    (Path(__file__).resolve().parents[3] / "packages/core/test/fixtures/rollout-vectors.json").read_text("utf-8")
+)
+ASSIGNS = [f"user-{i}" if i % 3 == 0 else f"tenant:{i * 7919}" if i % 3 == 1 else f"ü-{i}-🚀" for i in range(1000)]
+
+
+def live(client) -> bool:
+    return client.status["stream"] == "live" and client.status["reading"] == 0
+
+
+def test_the_documented_test_vectors():
+    assert len(VECTORS) >= 8
+    for v in VECTORS:
+        assert rollout_bucket(v["prompt_id"], v["label"], v["assign"]) == v["bucket"], v
+
+
+def test_murmur3_documented_values_and_the_module_examples():
+    assert murmur3(b"") == 0
+    assert murmur3(b"hello") == 0x248BFA47
+    assert murmur3(b"The quick brown fox jumps over the lazy dog") == 0x2E4FF723
+    assert doctest.testmod(promptstore._rollout).failed == 0
+
+
+def test_candidate_below_percent_times_100_and_at_random_without_assign():
+    v = VECTORS[0]
+    assert rollout_arm(v["prompt_id"], v["label"], v["bucket"] / 100 + 0.01, v["assign"]) == "candidate"
+    assert rollout_arm(v["prompt_id"], v["label"], v["bucket"] / 100, v["assign"]) == "current"
+    share = sum(rollout_arm("p", "production", 25, None) == "candidate" for _ in range(4000)) / 4000
+    assert 0.2 < share < 0.3
+
+
+def rolled_out(fx, url):
+    """A prompt with v1 in production and staging, and v2 rolled out to 30% of production and 60% of staging."""
+    writer = fx.client(url, mode="none")
+    v1 = call(url, fx.key, "POST", "/api/v2/prompts", {"name": "Agent", "sections": sections("v1"), "publish": True})["version"]
+    writer.publish("agent", v1, label="staging")
+    v2 = call(url, fx.key, "PUT", "/api/v2/prompts/agent", {"sections": sections("v2")})["version"]
+    writer.publish("agent", v2, percent=30)
+    writer.publish("agent", v2, label="staging", percent=60)
+    return writer, v1, v2
+
+
+def same(local, remote) -> bool:
+    return local == remote and local.raw == remote.raw and list(local.raw) == list(remote.raw)
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_the_other_arm_composed_from_its_pinned_read_is_exactly_the_servers_answer(database, request):
+    fx = request.getfixturevalue("fx" if database == "sqlite" else "pg")
+    server = fx.start()
+    writer, v1, v2 = rolled_out(fx, server.url)
+    for label in ("production", "staging"):
+        for guard in (True, False):
+            reads = [writer.get("agent", version=label, assign=a, guard=guard) for a in ASSIGNS[:40]]
+            current = next(r for r in reads if r.rollout["arm"] == "current")
+            candidate = next(r for r in reads if r.rollout["arm"] == "candidate")
+            assert (current.version, candidate.version) == (v1, v2)
+            assert same(other_arm_view(current, writer.get("agent", version=v2, guard=guard)), candidate)
+            assert same(other_arm_view(candidate, writer.get("agent", version=v1, guard=guard)), current)
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_a_thousand_assign_values_get_the_servers_arm_then_no_request(database, request):
+    fx = request.getfixturevalue("fx" if database == "sqlite" else "pg")
+    server = fx.start()
+    writer, v1, v2 = rolled_out(fx, server.url)
+    proxy = fx.proxy(server.url)
+    client = fx.client(proxy.url, ttl=3600)
+    for label in ("production", "staging"):
+        arms = {"current": 0, "candidate": 0}
+        for assign in ASSIGNS:
+            local = client.get("agent", version=label, assign=assign)
+            remote = writer.get("agent", version=label, assign=assign)
+            assert same(local, remote), (label, assign)
+            assert local.version == (v2 if local.rollout["arm"] == "candidate" else v1)
+            assert local.production_version == v1
+            arms[local.rollout["arm"]] += 1
+        assert arms["current"] > 0 and arms["candidate"] > 0
+    wait_for(lambda: live(client), 10, "the stream")
+    time.sleep(0.2)
+
+    # Both arms held: a thousand new assign values make no request; each gets the same arm every time.
+    before = proxy.connections
+    for i in range(1000):
+        assign = f"fresh-{i}"
+        read = client.get("agent", assign=assign)
+        assert read.rollout["arm"] == rollout_arm("agent", "production", 30, assign)
+        assert client.get("agent", assign=assign) is read
+        client.get("agent", version="staging", assign=assign)
+    # Without assign: at random per call, as the server does.
+    share = sum(client.get("agent").version == v2 for _ in range(2000)) / 2000
+    assert 0.24 < share < 0.36
+    assert proxy.connections == before
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_events_keep_both_arms_fresh(database, request):
+    fx = request.getfixturevalue("fx" if database == "sqlite" else "pg")
+    server = fx.start()
+    writer, v1, v2 = rolled_out(fx, server.url)
+    client = fx.client(server.url, ttl=3600)
+
+    def served(percent, label="production") -> bool:
+        for assign in ASSIGNS[:200]:
+            read = client.get("agent", version=label, assign=assign)
+            arm = None if percent is None else rollout_arm("agent", label, percent, assign)
+            if (read.rollout or {}).get("percent") != percent or (read.rollout or {}).get("arm") != arm:
+                return False
+            assert same(read, writer.get("agent", version=label, assign=assign))
+        return True
+
+    assert served(30) and served(60, "staging")
+    wait_for(lambda: live(client), 10, "the stream")
+    writer.publish("agent", v2, percent=80)
+    wait_for(lambda: served(80), 10, "the new percent")
+    writer.publish("agent", v1, label="staging")  # aborted: staging serves v1 to everyone
+    wait_for(lambda: served(None, "staging"), 10, "the abort")
+    assert client.get("agent", version="staging", assign="user-3").version == v1
+    writer.publish("agent", v2)  # completed: production serves v2 to everyone
+    wait_for(lambda: served(None), 10, "the completion")
+    done = client.get("agent", assign="user-3")
+    assert (done.version, done.production_version, done.rollout) == (v2, v2, None)
