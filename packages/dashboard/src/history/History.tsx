@@ -42,6 +42,9 @@ export default function History() {
   if (list.isError) return <ErrorState error={list.error} onRetry={() => list.refetch()} />;
   const { versions, production_version: production, latest_version: latest } = list.data;
   const labelSettings = settings.data?.labels ?? [];
+  // Which buttons a row offers depends on which labels are protected: none until that is known (if it
+  // cannot be read, the server still refuses a protected move, and the dialog shows why).
+  const showActions = canPublish && !settings.isPending;
   const isProtected = (name: string) => labelSettings.some((l) => l.name === name && l.protected);
   // The labels a person may pick to move: the project's, then this prompt's; staging when there are none.
   const known = [
@@ -128,7 +131,7 @@ export default function History() {
                 <th scope="col">Message</th>
                 <th scope="col">Saved</th>
                 <th scope="col">By</th>
-                {canPublish ? (
+                {showActions ? (
                   <th scope="col" className="cell-actions">
                     <span className="visually-hidden">Actions</span>
                   </th>
@@ -167,7 +170,7 @@ export default function History() {
                     <td data-label="By" className="version-by">
                       {savedByLabel(v.saved_by)}
                     </td>
-                    {canPublish ? (
+                    {showActions ? (
                       <td className="cell-actions">
                         <span className="label-actions">
                           {kind && isProtected(PRODUCTION) ? (

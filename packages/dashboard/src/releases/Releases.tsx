@@ -91,7 +91,9 @@ export default function Releases() {
           <h1>Releases</h1>
           <p>
             {project.name}
-            {list.data ? ` · ${plural(list.data.releases.length, "request")}` : ""}
+            {list.data
+              ? ` · ${plural(list.data.releases.length, filter === "all" ? "request" : `${filter} request`)}`
+              : ""}
           </p>
         </div>
       </header>
