@@ -35,8 +35,6 @@ interface LabelDialogProps {
   onDone: (notice: string) => void;
 }
 
-const FORM_FIELDS = new Set(["percent", "message", "version"]);
-
 function titleOf(action: LabelAction, isProtected: boolean): { title: string; confirm: string } {
   const { label } = action;
   if (isProtected) return { title: `Request a release of ${label}`, confirm: "Request release" };
@@ -82,6 +80,12 @@ export function LabelDialog({
   const asksPercent = action.kind === "rollout" || (isProtected && action.kind === "move");
   const target = versions.find((v) => v.version === version) ?? null;
   const now = versions.find((v) => v.version === current) ?? null;
+
+  // The fields this form shows; an error about any other (the label itself: protected) goes above the buttons.
+  const shown = (field: string) =>
+    (field === "version" && action.kind === "rollout") ||
+    (field === "percent" && asksPercent) ||
+    (field === "message" && isProtected);
 
   const serverError = (error: unknown) =>
     setErrors([
@@ -213,7 +217,7 @@ export function LabelDialog({
                 ? `Reads of ${label} that send the same assign value (a user or tenant id) always get the same version.`
                 : `Applications that read ${label} get the new version from their next request.`}
         </p>
-        <FormAlert messages={unplacedErrors(errors, (f) => FORM_FIELDS.has(f) && (f !== "percent" || asksPercent))} />
+        <FormAlert messages={unplacedErrors(errors, shown)} />
         <div className="dialog-actions">
           <button
             type="button"

@@ -301,6 +301,9 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: releases with tw
     await expect
       .poll(() => rollout.getByLabel("Share of reads").evaluate((el) => el === document.activeElement))
       .toBe(true);
+    // Without a share, the form says what it needs next to the input, and focus stays there.
+    await page.keyboard.press("Enter");
+    await expect.poll(() => rollout.getByText("must be a whole number from 1 to 100").count()).toBe(1);
     await page.keyboard.type("25");
     await expectAccessible(page, "releases-rollout-dialog");
     await screenshot(page, "releases-08-rollout-dialog");
