@@ -4,7 +4,7 @@ import { Hooks } from "./hooks.js";
 import { type HttpSettings, request } from "./http.js";
 import { deepFreeze, PromptMemory } from "./memory.js";
 import type { CacheMode, CallOptions, ClientStatus, GetOptions, PromptstoreOptions } from "./options.js";
-import { servedArm } from "./rollout.js";
+import { heldArm, servedArm } from "./rollout.js";
 import type {
   CreatedPrompt,
   CreatePromptInput,
@@ -449,8 +449,9 @@ export class Promptstore {
   private fallbackOrThrow(promptId: string, ref: string, options: GetOptions, error: unknown): Prompt {
     if (!unreachable(error)) throw error;
     // What is held, even out of date, comes before a fallback (a `cache: false` read lands here too).
-    const held = this.memory.peek(promptId, ref, options.guard ?? this.defaultGuard);
-    if (held !== undefined) return held;
+    const guard = options.guard ?? this.defaultGuard;
+    const held = this.memory.peek(promptId, ref, guard);
+    if (held !== undefined) return heldArm((...key) => this.memory.peek(...key), promptId, guard, held, options.assign);
     const given = this.options.fallback;
     const fallback =
       options.fallback ??

@@ -1,5 +1,6 @@
 import type { Hooks } from "./hooks.js";
 import type { PromptstoreOptions } from "./options.js";
+import { sameRollout } from "./rollout.js";
 import type { PromptEvent, PromptView } from "./types.js";
 
 interface Entry {
@@ -284,7 +285,8 @@ export class PromptMemory {
     entry.failures = 0;
     // Read before the stream was first live: a change between this read and the stream's start would be missed.
     if (this.live && seq <= this.coverFrom && !entry.pinned) this.hooks.background(this.refresh(entry));
-    if (previous === undefined || previous.version !== value.version) {
+    // A new read of a label in a rollout may bring the other arm (chosen at random): the same versions are served.
+    if (previous === undefined || (previous.version !== value.version && !sameRollout(previous, value))) {
       this.hooks.call(() =>
         this.options.onChange?.({
           promptId: entry.promptId,

@@ -129,13 +129,45 @@ export function servedArm(
     if (pinned instanceof Promise) pinned.catch(() => {});
     return read;
   }
-  const compose = (version: PromptView): PromptView => {
-    let view = composed.get(read);
-    if (view === undefined || view.version !== version.version) {
-      view = Object.freeze(otherArmView(read, version));
-      composed.set(read, view);
-    }
-    return view;
-  };
-  return pinned instanceof Promise ? pinned.then(compose) : compose(pinned);
+  return pinned instanceof Promise ? pinned.then((value) => compose(read, value)) : compose(read, pinned);
+}
+
+/**
+ * When the service cannot answer: the arm the assign value gets of a read held (even out of date), if the
+ * other arm's version is held too; else the read as held.
+ */
+export function heldArm(
+  peek: (promptId: string, ref: string, guard: boolean) => PromptView | undefined,
+  promptId: string,
+  guard: boolean,
+  read: PromptView,
+  assign: string | undefined,
+): PromptView {
+  const other = otherArmVersion(read);
+  if (other === undefined) return read;
+  const rollout = read.rollout as NonNullable<PromptView["rollout"]>;
+  if (rollout.arm === rolloutArm(promptId, read.label, rollout.percent, assign)) return read;
+  const pinned = peek(promptId, other, guard);
+  return pinned === undefined ? read : compose(read, pinned);
+}
+
+/** Whether two reads of a label are the same rollout, arms aside: the same two versions served. */
+export function sameRollout(a: PromptView, b: PromptView): boolean {
+  const currentOf = (read: PromptView) => (read.rollout?.arm === "current" ? read.version : otherArmVersion(read));
+  return (
+    a.rollout != null &&
+    b.rollout != null &&
+    a.label === b.label &&
+    a.rollout.candidate === b.rollout.candidate &&
+    currentOf(a) === currentOf(b)
+  );
+}
+
+function compose(read: PromptView, pinned: PromptView): PromptView {
+  let view = composed.get(read);
+  if (view === undefined || view.version !== pinned.version) {
+    view = Object.freeze(otherArmView(read, pinned));
+    composed.set(read, view);
+  }
+  return view;
 }

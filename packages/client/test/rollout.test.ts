@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { rolloutBucket as coreBucket, murmur3 as coreMurmur3 } from "@promptstore/core/labels";
 import { describe, expect, test } from "vitest";
-import type { Prompt, Promptstore } from "../src/index.js";
+import type { Prompt, PromptChange, Promptstore } from "../src/index.js";
 import { murmur3, otherArmView, rolloutArm, rolloutBucket } from "../src/rollout.js";
 import { countingFetch, DATABASES, sections, useFixture, waitFor } from "./support/harness.js";
 
@@ -154,5 +154,40 @@ describe.each(DATABASES)("rollouts in the client ($name)", (database) => {
     await waitFor(() => served(null), 10_000, "the completion to reach the client");
     const done = await client.get("agent", { assign: "user-3" });
     expect([done.version, done.production_version, done.rollout]).toEqual([v2, v2, undefined]);
+  });
+  test("onChange tells of a rollout's versions, not of the arm each new read of the label happened to get", async () => {
+    const server = await fx.start();
+    const { v1, v2 } = await rolledOut(server.url);
+    const changes: PromptChange[] = [];
+    const client = fx.client({ baseUrl: server.url, ttlMs: 3_600_000, onChange: (c) => changes.push(c) });
+    await client.get("agent", { assign: "user-1" });
+    // Each of this client's writes makes it read production again, and each read gets an arm at random.
+    const versions = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      await client.publish("agent", v2, { percent: 50 + (i % 2) });
+      await client.get("agent");
+      // biome-ignore lint/complexity/useLiteralKeys: memory is private; the test looks at which arm is held
+      versions.add(client["memory"].peek("agent", "production", true)?.version as string);
+    }
+    expect(versions).toEqual(new Set([v1, v2])); // both arms were held in turn (20 draws at 50%)
+    expect(changes.filter((c) => c.ref === "production")).toHaveLength(1);
+    await client.publish("agent", v2); // completed: one change, to v2 (unless v2 was the arm held)
+    const after = await client.get("agent");
+    expect(after.version).toBe(v2);
+    expect(changes.filter((c) => c.ref === "production").length).toBeLessThanOrEqual(2);
+  });
+
+  test("while the service cannot be reached, held arms are still served by assign value", async () => {
+    const server = await fx.start();
+    await rolledOut(server.url);
+    const client = fx.client({ baseUrl: server.url, ttlMs: 3_600_000, retries: 0 });
+    const served = new Map<string, Prompt>();
+    for (const assign of ASSIGNS.slice(0, 200)) served.set(assign, await client.get("agent", { assign }));
+    await server.stop("SIGKILL");
+    // The client's own write, failed, still marks what it holds of the prompt out of date: the next get asks.
+    await expect(client.publish("agent", undefined, { percent: 40 })).rejects.toThrow();
+    for (const assign of ASSIGNS.slice(0, 200)) {
+      expect(await client.get("agent", { assign })).toStrictEqual(served.get(assign));
+    }
   });
 });
