@@ -4,13 +4,14 @@ import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useId, useState } from "react";
 import { useParams, useSearchParams } from "react-router";
 import { versionsQuery } from "../api/queries";
-import { labelSettingsQuery } from "../api/release-queries";
+import { labelSettingsQuery, useRemoveLabel } from "../api/release-queries";
 import { useProject } from "../shell/session";
 import { CopyHash } from "../ui/CopyButton";
+import { ConfirmDialog } from "../ui/Dialog";
 import { savedByLabel, shortHash } from "../ui/format";
 import { LabelBadge } from "../ui/LabelBadge";
 import { labelEntries } from "../ui/labels";
-import { EmptyState, ErrorState, Loading } from "../ui/States";
+import { EmptyState, ErrorState, errorText, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
 import { type LabelAction, LabelDialog } from "./LabelDialog";
 import { LabelsCard } from "./LabelsCard";
@@ -35,6 +36,8 @@ export default function History() {
   const settings = useQuery(labelSettingsQuery(projectId));
   const [labelAction, setLabelAction] = useState<LabelAction | null>(null);
   const [picked, setPicked] = useState<string | null>(null);
+  const [removing, setRemoving] = useState<string | null>(null);
+  const remove = useRemoveLabel(projectId, promptId);
   const pickerId = useId();
   const knownId = useId();
 
@@ -231,6 +234,11 @@ export default function History() {
         settings={labelSettings}
         canPublish={canPublish}
         onAction={openLabelAction}
+        onRemove={(name) => {
+          setNotice(null);
+          remove.reset();
+          setRemoving(name);
+        }}
       />
 
       <section className="card" aria-labelledby="compare-heading">
@@ -297,6 +305,30 @@ export default function History() {
             setNotice(text);
           }}
         />
+      ) : null}
+
+      {removing ? (
+        <ConfirmDialog
+          title={`Remove ${removing} from this prompt?`}
+          confirmLabel={`Remove ${removing}`}
+          danger
+          pending={remove.isPending}
+          error={remove.isError ? errorText(remove.error) : null}
+          onClose={() => setRemoving(null)}
+          onConfirm={() =>
+            remove.mutate(removing, {
+              onSuccess: () => {
+                setNotice(`${removing} no longer points at a version of this prompt.`);
+                setRemoving(null);
+              },
+            })
+          }
+        >
+          <p>
+            Reads of {removing} get its fallback label's version from their next request, if it has one; otherwise they
+            are a 404 naming the label.
+          </p>
+        </ConfirmDialog>
       ) : null}
 
       {publishing ? (

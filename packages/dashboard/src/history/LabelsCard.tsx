@@ -1,3 +1,4 @@
+import { PRODUCTION } from "@promptstore/core/labels";
 import { useQuery } from "@tanstack/react-query";
 import { promptViewQuery } from "../api/queries";
 import type { LabelSetting } from "../api/release-queries";
@@ -15,10 +16,21 @@ interface LabelsCardProps {
   settings: readonly LabelSetting[];
   canPublish: boolean;
   onAction: (action: LabelAction) => void;
+  /** Asks to take a label off the prompt (never production, never a protected one: the server refuses). */
+  onRemove: (label: string) => void;
 }
 
 /** Every label of the prompt with its version, its rollout if one runs, and the rollout's controls. */
-export function LabelsCard({ projectId, promptId, labels, latest, settings, canPublish, onAction }: LabelsCardProps) {
+export function LabelsCard({
+  projectId,
+  promptId,
+  labels,
+  latest,
+  settings,
+  canPublish,
+  onAction,
+  onRemove,
+}: LabelsCardProps) {
   const entries = labelEntries(labels);
   return (
     <section className="card" aria-labelledby="labels-heading">
@@ -65,6 +77,7 @@ export function LabelsCard({ projectId, promptId, labels, latest, settings, canP
                   setting={settings.find((s) => s.name === name)}
                   canPublish={canPublish}
                   onAction={onAction}
+                  onRemove={onRemove}
                 />
               ))}
             </tbody>
@@ -84,6 +97,7 @@ function LabelRow({
   setting,
   canPublish,
   onAction,
+  onRemove,
 }: {
   projectId: string;
   promptId: string;
@@ -93,6 +107,7 @@ function LabelRow({
   setting: LabelSetting | undefined;
   canPublish: boolean;
   onAction: (action: LabelAction) => void;
+  onRemove: (label: string) => void;
 }) {
   // The read of the label reports its rollout (the arm it got does not matter here).
   const view = useQuery(promptViewQuery(projectId, promptId, name, false));
@@ -165,6 +180,16 @@ function LabelRow({
                 Roll out…
               </button>
             )}
+            {name !== PRODUCTION && !setting?.protected ? (
+              <button
+                type="button"
+                className="button button-small"
+                aria-label={`Remove ${name} from this prompt`}
+                onClick={() => onRemove(name)}
+              >
+                Remove
+              </button>
+            ) : null}
           </span>
         </td>
       ) : null}

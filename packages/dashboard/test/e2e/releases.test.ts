@@ -369,6 +369,20 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: releases with tw
     }
   });
 
+  it("removes staging from the prompt with the keyboard: it falls back to production, as its settings say", async () => {
+    const { page } = editor;
+    await page.goto(`${projectPath}/prompts/support-bot/history`);
+    const labels = page.getByRole("region", { name: "Labels and rollouts" });
+    await labels.getByRole("button", { name: "Remove staging from this prompt" }).focus();
+    await page.keyboard.press("Enter");
+    const remove = page.getByRole("dialog", { name: "Remove staging from this prompt?" });
+    await remove.waitFor();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await expect.poll(async () => (await read("?version=staging")).label).toBe("production");
+    expect(await read("?version=staging")).toMatchObject({ fallback_for: "staging" });
+  });
+
   it("the browsers reported no errors and no Content-Security-Policy refusals", () => {
     expect(owner.problems).toEqual([]);
     expect(editor.problems).toEqual([]);
