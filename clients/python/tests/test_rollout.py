@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import promptstore._rollout
-from promptstore import rollout_arm, rollout_bucket
+from promptstore import PromptstoreError, rollout_arm, rollout_bucket
 from promptstore._rollout import murmur3, other_arm_view
 from support import call, sections, wait_for
 
@@ -139,3 +139,32 @@ def test_events_keep_both_arms_fresh(database, request):
     wait_for(lambda: served(None), 10, "the completion")
     done = client.get("agent", assign="user-3")
     assert (done.version, done.production_version, done.rollout) == (v2, v2, None)
+
+
+def test_on_change_tells_of_a_rollouts_versions_not_of_the_arm_a_new_read_happened_to_get(fx):
+    server = fx.start()
+    _, v1, v2 = rolled_out(fx, server.url)
+    changes = []
+    client = fx.client(server.url, ttl=3600, on_change=changes.append)
+    client.get("agent", assign="user-1")
+    # Each of this client's writes makes it read production again, and each read gets an arm at random.
+    held = set()
+    for i in range(20):
+        client.publish("agent", v2, percent=50 + i % 2)
+        client.get("agent")
+        held.add(client._memory.peek(client._key("agent", "production", None)).version)
+    assert held == {v1, v2}  # both arms were held in turn (20 draws at 50%)
+    assert len([c for c in changes if c.ref == "production"]) == 1
+
+
+def test_while_the_service_cannot_be_reached_held_arms_are_still_served_by_assign_value(fx):
+    server = fx.start()
+    rolled_out(fx, server.url)
+    client = fx.client(server.url, ttl=3600, retries=0)
+    served = {assign: client.get("agent", assign=assign) for assign in ASSIGNS[:200]}  # both arms held
+    server.stop()
+    # The client's own write, failed, still marks what it holds of the prompt out of date: the next get asks.
+    with pytest.raises(PromptstoreError):
+        client.publish("agent", percent=40)
+    for assign in ASSIGNS[:200]:
+        assert same(client.get("agent", assign=assign), served[assign]), assign

@@ -10,6 +10,7 @@ import time
 from concurrent.futures import Future
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from ._rollout import same_rollout
 from .types import Prompt, PromptChange, ReadKey
 
 HASH_OR_PREFIX = re.compile(r"^[0-9a-f]{7,64}$")
@@ -296,7 +297,8 @@ class Memory:
         # Read before the stream was first live: a change between this read and the stream's start would be missed.
         if self._live and seq <= self._cover_from and not entry.pinned:
             todo.append(entry)
-        if previous is None or previous.version != value.version:
+        # A new read of a label in a rollout may bring the other arm (chosen at random): the same versions are served.
+        if previous is None or (previous.version != value.version and not same_rollout(previous, value)):
             key = entry.key
             return PromptChange(key.prompt_id, key.ref, key.guard, value.version, previous.version if previous else None)
         return None

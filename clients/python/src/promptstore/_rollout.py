@@ -99,6 +99,21 @@ def other_arm_view(read: Prompt, pinned: Prompt) -> Prompt:
     return Prompt.from_json(data)
 
 
+def same_rollout(a: Prompt, b: Prompt) -> bool:
+    """Whether two reads of a label are the same rollout, arms aside: the same two versions served."""
+
+    def current_of(read: Prompt) -> Optional[str]:
+        return read.version if (read.rollout or {}).get("arm") == "current" else other_arm_version(read)
+
+    return (
+        bool(a.rollout)
+        and bool(b.rollout)
+        and a.label == b.label
+        and (a.rollout or {}).get("candidate") == (b.rollout or {}).get("candidate")
+        and current_of(a) == current_of(b)
+    )
+
+
 class Arms:
     """Serves a held read of a label: the read itself without a rollout; in one, the arm the assign value gets.
     The other arm's version is read once by its hash (held for good: a hash never changes) as soon as the
@@ -130,7 +145,21 @@ class Arms:
             if self._peek(pinned_key) is None:
                 self._background(lambda: self._prefetch(pinned_key))
             return read
-        pinned = self._get(pinned_key)
+        return self._compose(read, self._get(pinned_key))
+
+    def held(self, key: ReadKey, read: Prompt, assign: Optional[str]) -> Prompt:
+        """When the service cannot answer: the arm the assign value gets of a read held (even out of date), if
+        the other arm's version is held too; else the read as held."""
+        other = other_arm_version(read)
+        if other is None:
+            return read
+        rollout = read.rollout or {}
+        if rollout.get("arm") == rollout_arm(key.prompt_id, read.label, rollout.get("percent", 0), assign):
+            return read
+        pinned = self._peek(ReadKey(key.prompt_id, other, key.guard))
+        return read if pinned is None else self._compose(read, pinned)
+
+    def _compose(self, read: Prompt, pinned: Prompt) -> Prompt:
         with self._lock:
             held = self._composed.get(id(read))
             if held is not None and held[0] is read and held[1].version == pinned.version:

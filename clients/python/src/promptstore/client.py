@@ -180,7 +180,7 @@ class Promptstore:
                 raise
             held = self._memory.peek(key)
             if held is not None:
-                return held
+                return self._arms.held(key, held, assign)
             text = fallback if fallback is not None else self._configured_fallback(prompt_id, version)
             if text is None:
                 raise
