@@ -119,3 +119,35 @@ export interface ImportedPrompt {
   /** Production moved. */
   published: boolean;
 }
+
+export type ReleaseStatus = "pending" | "approved" | "rejected" | "stale";
+
+/** A release request (docs/releases.md), as the API and the dashboard answer it. */
+export interface ReleaseView {
+  id: string;
+  prompt_id: string;
+  status: ReleaseStatus;
+  label: string;
+  version: string;
+  /** What the label pointed to when the request was made: approval moves it only from there. */
+  from_version: string | null;
+  /** A rollout's share, or null to move the label whole. */
+  percent: number | null;
+  message: string;
+  requested_by: string;
+  requested_at: string;
+  decided_by: string | null;
+  decided_at: string | null;
+  comment: string | null;
+}
+
+/** A label's settings as the project lists them; a name in use without settings has the defaults. */
+export interface LabelSettingView {
+  name: string;
+  description: string;
+  protected: boolean;
+  fallback: string | null;
+  updated_at: string;
+  /** How many prompts carry it (production: how many are published). */
+  in_use: number;
+}

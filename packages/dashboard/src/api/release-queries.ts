@@ -3,40 +3,18 @@
  * and the project's label settings. Keyed under the project like its prompts, so a decision that moves a
  * label also refreshes every prompt's views and history.
  */
-import type { PublishedVersion, RemovedLabel } from "@promptstore/core/views";
+import type {
+  LabelSettingView as LabelSetting,
+  PublishedVersion,
+  ReleaseView as Release,
+  ReleaseStatus,
+  RemovedLabel,
+} from "@promptstore/core/views";
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { del, get, path, post, put } from "./client";
 import { keys } from "./queries";
 
-export type ReleaseStatus = "pending" | "approved" | "rejected" | "stale";
-
-/** A release request as the dashboard API answers it (the server's `ReleaseView`). */
-export interface Release {
-  id: string;
-  prompt_id: string;
-  status: ReleaseStatus;
-  label: string;
-  version: string;
-  from_version: string | null;
-  percent: number | null;
-  message: string;
-  requested_by: string;
-  requested_at: string;
-  decided_by: string | null;
-  decided_at: string | null;
-  comment: string | null;
-}
-
-/** A label's settings as `GET …/labels` lists them; a name in use without settings has the defaults. */
-export interface LabelSetting {
-  name: string;
-  description: string;
-  protected: boolean;
-  fallback: string | null;
-  updated_at: string;
-  /** How many prompts carry it. */
-  in_use: number;
-}
+export type { LabelSettingView as LabelSetting, ReleaseStatus, ReleaseView as Release } from "@promptstore/core/views";
 
 export const releaseKeys = {
   releases: (projectId: string, status: ReleaseStatus | "all") => ["projects", projectId, "releases", status] as const,

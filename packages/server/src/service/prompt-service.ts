@@ -18,6 +18,7 @@ import type {
   PromptList,
   PromptView,
   PublishedVersion,
+  ReleaseView,
   RemovedLabel,
   SavedVersion,
   VersionList,
@@ -48,7 +49,6 @@ import {
   labelSettings,
   listReleases,
   type ReleaseContext,
-  type ReleaseView,
   requestRelease,
 } from "./releases.js";
 import { guardJson } from "./version-document.js";

@@ -1,4 +1,5 @@
 import { AppError, badRequest, notFound } from "@promptstore/core/errors";
+import type { LabelSettingView, ReleaseStatus, ReleaseView } from "@promptstore/core/views";
 import type { NewEvent } from "../store/events.js";
 import { newId, now } from "../store/ids.js";
 import type { LabelSettings, ReleaseRow } from "../store/labels.js";
@@ -12,24 +13,6 @@ import { PromptChange, requirePrompt, resolveHash } from "./prompt-changes.js";
  * label asks; a person who may approve, and did not ask, decides; approval moves the label only from where
  * it stood when asked (otherwise the request is stale), in the same transaction that decides it.
  */
-
-export type ReleaseStatus = "pending" | "approved" | "rejected" | "stale";
-
-export interface ReleaseView {
-  id: string;
-  prompt_id: string;
-  status: ReleaseStatus;
-  label: string;
-  version: string;
-  from_version: string | null;
-  percent: number | null;
-  message: string;
-  requested_by: string;
-  requested_at: string;
-  decided_by: string | null;
-  decided_at: string | null;
-  comment: string | null;
-}
 
 /** What the release functions need of PromptService: its store, its recording of a change, and its notice. */
 export interface ReleaseContext {
@@ -162,7 +145,7 @@ export async function decideRelease(
 export async function labelSettings(
   context: Pick<ReleaseContext, "store">,
   caller: Caller,
-): Promise<{ labels: (LabelSettings & { in_use: number })[] }> {
+): Promise<{ labels: LabelSettingView[] }> {
   requireAccess(caller, "read", "reading label settings");
   const labels = context.store.labels();
   const [settings, used, published] = await Promise.all([
