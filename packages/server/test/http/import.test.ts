@@ -53,7 +53,9 @@ describe.each(DATABASES)("POST /api/v2/import ($name)", (database) => {
         message: `change ${n}`,
         created_at: `2025-0${n}-01T10:00:00.000Z`,
         saved_by: `user:author${n}@example.com`,
+        labels: {},
       })),
+      labels: {},
     });
     const list = await t.request("GET", "/api/v2/prompts");
     expect(list.body.data.prompts[0].created_at).toBe("2025-01-01T09:00:00.000Z");
