@@ -20,7 +20,7 @@ import { connectMcp, toolData } from "../support/mcp.js";
 
 const run = promisify(execFile);
 
-describe.each(DATABASES)("protected labels cannot be moved around (%s)", (database) => {
+describe.each(DATABASES)("protected labels cannot be moved around ($name)", (database) => {
   const t = useTestApp(database);
   let v1 = "";
   let v2 = "";

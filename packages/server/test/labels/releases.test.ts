@@ -8,7 +8,7 @@ import { useTestApp } from "../support/app.js";
 import { type Browser, member } from "../support/dashboard.js";
 import { DATABASES } from "../support/databases.js";
 
-describe.each(DATABASES)("release requests (%s)", (database) => {
+describe.each(DATABASES)("release requests ($name)", (database) => {
   const t = useTestApp(database);
   let v1 = "";
   let v2 = "";

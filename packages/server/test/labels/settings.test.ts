@@ -8,7 +8,7 @@ import { cli, cliJson } from "../support/binary.js";
 import { type Browser, member } from "../support/dashboard.js";
 import { DATABASES } from "../support/databases.js";
 
-describe.each(DATABASES)("label settings (%s)", (database) => {
+describe.each(DATABASES)("label settings ($name)", (database) => {
   const t = useTestApp(database);
   let owner: Browser;
   let base = "";
@@ -68,7 +68,7 @@ describe.each(DATABASES)("label settings (%s)", (database) => {
   });
 });
 
-describe.each(DATABASES)("label and release commands (%s)", (database) => {
+describe.each(DATABASES)("label and release commands ($name)", (database) => {
   it("label set and list, with --json; release list", async () => {
     const { url, drop } = await database.create();
     try {
