@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import doctest
 import json
+import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -15,7 +17,7 @@ import pytest
 import promptstore._rollout
 from promptstore import PromptstoreError, rollout_arm, rollout_bucket
 from promptstore._rollout import murmur3, other_arm_view
-from support import call, sections, wait_for
+from support import BIN, call, sections, wait_for
 
 VECTORS = json.loads(
     (Path(__file__).resolve().parents[3] / "packages/core/test/fixtures/rollout-vectors.json").read_text("utf-8")
@@ -168,3 +170,26 @@ def test_while_the_service_cannot_be_reached_held_arms_are_still_served_by_assig
         client.publish("agent", percent=40)
     for assign in ASSIGNS[:200]:
         assert same(client.get("agent", assign=assign), served[assign]), assign
+
+
+def test_a_label_that_falls_back_to_production_in_a_rollout_gets_productions_arm(fx):
+    server = fx.start()
+    writer = fx.client(server.url, mode="none")
+    v1 = call(server.url, fx.key, "POST", "/api/v2/prompts", {"name": "Agent", "sections": sections("v1"), "publish": True})["version"]
+    v2 = call(server.url, fx.key, "PUT", "/api/v2/prompts/agent", {"sections": sections("v2")})["version"]
+    writer.publish("agent", v2, percent=30)
+    project = writer.list()["project"]["id"]
+    env = {**os.environ, "DATABASE_URL": fx.database.url}
+    subprocess.run(["node", str(BIN), "label", "set", project, "staging", "--fallback", "production"], env=env, check=True, capture_output=True)
+    client = fx.client(server.url, ttl=3600)
+    versions = set()
+    for assign in ASSIGNS[:300]:
+        local = client.get("agent", version="staging", assign=assign)
+        assert same(local, writer.get("agent", version="staging", assign=assign)), assign
+        assert (local.label, local.raw["fallback_for"], local.rollout["arm"]) == (
+            "production",
+            "staging",
+            rollout_arm("agent", "production", 30, assign),
+        )
+        versions.add(local.version)
+    assert versions == {v1, v2}

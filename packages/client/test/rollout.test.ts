@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { rolloutBucket as coreBucket, murmur3 as coreMurmur3 } from "@promptstore/core/labels";
 import { describe, expect, test } from "vitest";
+import { cliJson } from "../../server/test/support/binary.js";
 import type { Prompt, PromptChange, Promptstore } from "../src/index.js";
 import { murmur3, otherArmView, rolloutArm, rolloutBucket } from "../src/rollout.js";
 import { countingFetch, DATABASES, sections, useFixture, waitFor } from "./support/harness.js";
@@ -189,5 +190,27 @@ describe.each(DATABASES)("rollouts in the client ($name)", (database) => {
     for (const assign of ASSIGNS.slice(0, 200)) {
       expect(await client.get("agent", { assign })).toStrictEqual(served.get(assign));
     }
+  });
+  test("a label that falls back to production in a rollout: the arm of production, as the server gives it", async () => {
+    const server = await fx.start();
+    const writer = fx.client({ baseUrl: server.url, mode: "none" });
+    const v1 = (await writer.create({ name: "Agent", sections: sections("v1"), publish: true })).version;
+    const v2 = (await writer.save("agent", { sections: sections("v2") })).version;
+    await writer.publish("agent", v2, { percent: 30 });
+    const { project } = await writer.list();
+    await cliJson(fx.databaseUrl, ["label", "set", project.id, "staging", "--fallback", "production"]);
+    const client = fx.client({ baseUrl: server.url, ttlMs: 3_600_000 });
+    const versions = new Set<string>();
+    for (const assign of ASSIGNS.slice(0, 300)) {
+      const local = await client.get("agent", { version: "staging", assign });
+      expect(local).toStrictEqual(await writer.get("agent", { version: "staging", assign }));
+      expect([local.label, local.fallback_for, local.rollout?.arm]).toEqual([
+        "production",
+        "staging",
+        rolloutArm("agent", "production", 30, assign),
+      ]);
+      versions.add(local.version);
+    }
+    expect(versions).toEqual(new Set([v1, v2]));
   });
 });
