@@ -109,6 +109,35 @@ describe.each(DATABASES)("rollouts ($name)", (database) => {
     expect(production.rollout).toBeUndefined();
   });
 
+  it("a rollout changed while reads run: every read answers one of the two versions, as its arm says", async () => {
+    let running = true;
+    const answers: { status: number; version: string; arm?: string }[] = [];
+    const readers = Array.from({ length: 4 }, async (_, r) => {
+      for (let i = 0; running; i++) {
+        const res = await t.request("GET", `/api/v2/prompts/bot?assign=r${r}-${i % 50}`);
+        answers.push({ status: res.status, version: res.body.data?.version, arm: res.body.data?.rollout?.arm });
+        // A cached read through inject settles in microtasks alone: let the publishes have their turn.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    for (const percent of [10, 50, 90, 30, 100]) {
+      await t.request("POST", "/api/v2/prompts/bot/publish", { body: { version: candidate, percent } });
+    }
+    await t.request("POST", "/api/v2/prompts/bot/publish", { body: { version: current } });
+    running = false;
+    await Promise.all(readers);
+    expect(answers.length).toBeGreaterThan(20);
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      // The arm and the version agree: no read mixes one rollout state's arm with another's version.
+      if (answer.arm === "candidate") expect(answer.version).toBe(candidate);
+      if (answer.arm === "current") expect(answer.version).toBe(current);
+      expect([current, candidate]).toContain(answer.version);
+    }
+    // After the last publish (current, at 100: completed onto current), every read serves current.
+    expect((await read("anyone")).version).toBe(current);
+  });
+
   it("/metrics counts reads per label and arm", async () => {
     await t.request("POST", "/api/v2/prompts/bot/publish", { body: { version: current, label: "staging" } });
     await t.request("POST", "/api/v2/prompts/bot/publish", { body: { version: candidate, percent: 50 } });
