@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import promptstore._rollout
-from promptstore import PromptstoreError, rollout_arm, rollout_bucket
+from promptstore import BadRequestError, PromptstoreError, rollout_arm, rollout_bucket
 from promptstore._rollout import murmur3, other_arm_view
 from support import BIN, call, sections, wait_for
 
@@ -193,3 +193,18 @@ def test_a_label_that_falls_back_to_production_in_a_rollout_gets_productions_arm
         )
         versions.add(local.version)
     assert versions == {v1, v2}
+
+
+def test_an_assign_value_the_server_refuses_is_the_same_400_from_memory(fx):
+    server = fx.start()
+    writer, _, _ = rolled_out(fx, server.url)
+    client = fx.client(server.url, ttl=3600)
+    client.get("agent", assign="user-1")
+    for assign in ("x" * 201, "🚀" * 201, "a\x00b"):
+        with pytest.raises(BadRequestError) as remote:
+            writer.get("agent", assign=assign)
+        with pytest.raises(BadRequestError) as local:
+            client.get("agent", assign=assign)
+        assert (str(local.value), local.value.status) == (str(remote.value), remote.value.status)
+    for assign in ("x" * 200, "🚀" * 200, "ünïcødé 🚀", ""):
+        assert same(client.get("agent", assign=assign), writer.get("agent", assign=assign)), assign

@@ -4,7 +4,7 @@ import { Hooks } from "./hooks.js";
 import { type HttpSettings, request } from "./http.js";
 import { deepFreeze, PromptMemory } from "./memory.js";
 import type { CacheMode, CallOptions, ClientStatus, GetOptions, PromptstoreOptions } from "./options.js";
-import { heldArm, servedArm } from "./rollout.js";
+import { checkAssign, heldArm, servedArm } from "./rollout.js";
 import type {
   CreatedPrompt,
   CreatePromptInput,
@@ -182,6 +182,7 @@ export class Promptstore {
   async get(promptId: string, options: GetOptions = {}): Promise<Prompt> {
     const ref = options.version ?? "production";
     const guard = options.guard ?? this.defaultGuard;
+    checkAssign(options.assign);
     if (this.mode === "none" || options.cache === false) {
       try {
         return await this.read(promptId, ref, guard, options.signal, options.assign);

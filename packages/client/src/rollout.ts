@@ -4,7 +4,20 @@
  * the client may not depend on @promptstore/core at run time. With it, `get(id, { version, assign })`
  * serves either arm of a rollout from memory, without a request per read.
  */
+import { PromptstoreError } from "./errors.js";
 import type { PromptView } from "./types.js";
+
+/**
+ * Throws the 400 the server answers for an assign value it refuses (more than 200 characters, counted as
+ * code points, or a NUL), so that a read served from memory fails as a read of the service would.
+ */
+export function checkAssign(assign: string | undefined): void {
+  if (assign === undefined) return;
+  let problem: string | undefined;
+  if (assign.includes("\u0000")) problem = "assign: contains U+0000 (NUL), which cannot be stored";
+  else if (assign.length > 200 && [...assign].length > 200) problem = "assign: must be at most 200 characters";
+  if (problem !== undefined) throw new PromptstoreError(problem, { status: 400 });
+}
 
 /** The arm of a rollout a read gets: the label's current version, or the candidate. */
 export type RolloutArm = "current" | "candidate";

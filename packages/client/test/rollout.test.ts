@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { rolloutBucket as coreBucket, murmur3 as coreMurmur3 } from "@promptstore/core/labels";
 import { describe, expect, test } from "vitest";
 import { cliJson } from "../../server/test/support/binary.js";
-import type { Prompt, PromptChange, Promptstore } from "../src/index.js";
+import { type Prompt, type PromptChange, type Promptstore, PromptstoreError } from "../src/index.js";
 import { murmur3, otherArmView, rolloutArm, rolloutBucket } from "../src/rollout.js";
 import { countingFetch, DATABASES, sections, useFixture, waitFor } from "./support/harness.js";
 
@@ -212,5 +212,22 @@ describe.each(DATABASES)("rollouts in the client ($name)", (database) => {
       versions.add(local.version);
     }
     expect(versions).toEqual(new Set([v1, v2]));
+  });
+  test("an assign value the server refuses is the same 400 from memory; 200 characters of any plane are fine", async () => {
+    const server = await fx.start();
+    const { writer } = await rolledOut(server.url);
+    const client = fx.client({ baseUrl: server.url, ttlMs: 3_600_000 });
+    await client.get("agent", { assign: "user-1" });
+    for (const assign of ["x".repeat(201), "🚀".repeat(201), "a\u0000b"]) {
+      const remote = await writer.get("agent", { assign }).catch((error: PromptstoreError) => error);
+      const local = await client.get("agent", { assign }).catch((error: PromptstoreError) => error);
+      expect(remote).toBeInstanceOf(PromptstoreError);
+      expect(local).toBeInstanceOf(PromptstoreError);
+      const [l, r] = [local as PromptstoreError, remote as PromptstoreError];
+      expect([l.message, l.status]).toEqual([r.message, r.status]);
+    }
+    for (const assign of ["x".repeat(200), "🚀".repeat(200), "ünïcødé 🚀", ""]) {
+      expect(await client.get("agent", { assign })).toStrictEqual(await writer.get("agent", { assign }));
+    }
   });
 });

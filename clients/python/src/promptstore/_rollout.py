@@ -8,9 +8,21 @@ import random
 import threading
 from typing import Any, Callable, Dict, Optional, Tuple
 
+from .errors import BadRequestError
 from .types import Prompt, ReadKey
 
 _MASK = 0xFFFFFFFF
+
+
+def check_assign(assign: Optional[str]) -> None:
+    """Raises the 400 the server answers for an assign value it refuses (more than 200 characters, or a NUL),
+    so that a read served from memory fails as a read of the service would."""
+    if assign is None:
+        return
+    if "\x00" in assign:
+        raise BadRequestError("assign: contains U+0000 (NUL), which cannot be stored", status=400)
+    if len(assign) > 200:
+        raise BadRequestError("assign: must be at most 200 characters", status=400)
 
 
 def murmur3(data: bytes, seed: int = 0) -> int:

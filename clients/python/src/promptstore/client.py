@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 
 from ._http import HttpSettings, path_of, request
 from ._memory import Memory
-from ._rollout import Arms
+from ._rollout import Arms, check_assign
 from ._stream import ChangeStream
 from .errors import ClientClosedError, NetworkError, PromptstoreError
 from .types import CreatePromptInput, Json, Prompt, PromptChange, ReadKey, SaveVersionInput, Section
@@ -171,6 +171,7 @@ class Promptstore:
         >>> sticky = client.get("support-bot", assign="user-42")  # doctest: +SKIP
         """
         key = self._key(prompt_id, version, guard)
+        check_assign(assign)
         try:
             if self.mode == "none" or not cache:
                 return self._read(key, assign)
