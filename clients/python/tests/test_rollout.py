@@ -42,6 +42,21 @@ def test_murmur3_documented_values_and_the_module_examples():
     assert doctest.testmod(promptstore._rollout).failed == 0
 
 
+def test_the_bucket_is_cores_over_10000_values():
+    """Core's own function (the built packages/core, as the server runs it) over the same 10 000 triples."""
+    triples = [(f"prompt-{i % 97}", "production" if i % 2 else "eu-canary", f"{ASSIGNS[i % 1000]}{i}") for i in range(10_000)]
+    core = Path(__file__).resolve().parents[3] / "packages/core/dist/labels.js"
+    script = (
+        f"import {{ rolloutBucket }} from {json.dumps(core.as_uri())};"
+        "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>"
+        "console.log(JSON.stringify(JSON.parse(s).map(([p,l,a])=>rolloutBucket(p,l,a)))));"
+    )
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script], input=json.dumps(triples), capture_output=True, text=True, check=True
+    )
+    assert [rollout_bucket(*t) for t in triples] == json.loads(out.stdout)
+
+
 def test_candidate_below_percent_times_100_and_at_random_without_assign():
     v = VECTORS[0]
     assert rollout_arm(v["prompt_id"], v["label"], v["bucket"] / 100 + 0.01, v["assign"]) == "candidate"
