@@ -3,7 +3,9 @@
 // onEvent saw it, as absolute times (performance.timeOrigin + now, comparable across processes).
 import { Promptstore } from "../dist/index.js";
 
-const { urls, key, promptId, count, offset } = JSON.parse(process.env.PROPAGATION_WORKER);
+const { urls, key, promptId, count, offset, ref = "production" } = JSON.parse(process.env.PROPAGATION_WORKER);
+/** What a move of the held reference is announced as. */
+const MOVED = ref === "production" ? "prompt.published" : "prompt.label_moved";
 const now = () => performance.timeOrigin + performance.now();
 
 let target = "";
@@ -17,7 +19,7 @@ const clients = Array.from({ length: count }, (_, i) => {
     baseUrl: urls[(offset + i) % urls.length],
     apiKey: key,
     onEvent: (event) => {
-      if (event.type === "prompt.published" && event.version === target && !heardIt) {
+      if (event.type === MOVED && event.version === target && !heardIt) {
         heardIt = true;
         heard.push(now());
       }
@@ -40,7 +42,7 @@ const clients = Array.from({ length: count }, (_, i) => {
 process.on("message", async (message) => {
   if (message.type === "hold") {
     target = message.version;
-    await Promise.all(clients.map((c) => c.get(promptId)));
+    await Promise.all(clients.map((c) => c.get(promptId, { version: ref })));
     const live = await Promise.all(clients.map((c) => c.ready(60_000)));
     process.send({ type: "held", down: live.filter((l) => !l).length });
   } else if (message.type === "arm") {
@@ -52,7 +54,7 @@ process.on("message", async (message) => {
     process.send({ type: "armed" });
   } else if (message.type === "check") {
     let stale = 0;
-    for (const c of clients) if ((await c.get(promptId)).version !== target) stale++;
+    for (const c of clients) if ((await c.get(promptId, { version: ref })).version !== target) stale++;
     process.send({ type: "checked", stale });
   } else if (message.type === "close") {
     for (const c of clients) c.close();

@@ -66,13 +66,21 @@ function startWorker(config) {
  * Runs one scenario: `clients` SDK clients in `processes` child processes, spread over `servers`; every
  * publish is of a version no client has read yet (the clients must read it from the service).
  */
-async function propagate(label, servers, seeded, clients, processes = Math.min(clients, PROCESSES)) {
+async function propagate(
+  label,
+  servers,
+  seeded,
+  clients,
+  processes = Math.min(clients, PROCESSES),
+  ref = "production",
+) {
   const [first] = servers;
+  // Production is the contract's publish; another label is moved with the same endpoint (docs/releases.md).
   const publish = async (version) => {
     const res = await fetch(`${first.url}/api/v2/prompts/${seeded.promptId}/publish`, {
       method: "POST",
       headers: { "x-api-key": seeded.key, "content-type": "application/json" },
-      body: JSON.stringify({ version }),
+      body: JSON.stringify(ref === "production" ? { version } : { version, label: ref }),
     });
     if (res.status !== 200) throw new Error(`publish answered ${res.status}: ${await res.text()}`);
     return now();
@@ -86,7 +94,7 @@ async function propagate(label, servers, seeded, clients, processes = Math.min(c
   const workers = [];
   for (let p = 0, offset = 0; p < processes; p++) {
     const count = Math.floor(clients / processes) + (p < clients % processes ? 1 : 0);
-    workers.push(startWorker({ urls, key: seeded.key, promptId: seeded.promptId, count, offset }));
+    workers.push(startWorker({ urls, key: seeded.key, promptId: seeded.promptId, count, offset, ref }));
     offset += count;
   }
   try {
@@ -135,12 +143,18 @@ async function propagate(label, servers, seeded, clients, processes = Math.min(c
   }
 }
 
-const CLIENT_COUNTS = (process.env.BENCH_PROPAGATION_CLIENTS ?? "1,100,1000").split(",").map(Number);
+const counts = (value) => value.split(",").filter(Boolean).map(Number);
+const CLIENT_COUNTS = counts(process.env.BENCH_PROPAGATION_CLIENTS ?? "1,100,1000");
+/** Watching clients that hold a label's read (`staging`) while the label moves: issue 19's row. */
+const LABEL_CLIENTS = counts(process.env.BENCH_PROPAGATION_LABEL_CLIENTS ?? "1000");
 /** Also run with every client in the bench's one process, the harshest case for the clients' side. */
 const ONE_PROCESS = (process.env.BENCH_PROPAGATION_ONE_PROCESS ?? "1000").split(",").map(Number);
 
 async function scenarios(label, servers, seeded) {
   const rows = [];
+  for (const clients of LABEL_CLIENTS) {
+    rows.push(await propagate(`${label}, label move (staging)`, servers, seeded, clients, undefined, "staging"));
+  }
   for (const clients of CLIENT_COUNTS) {
     rows.push(await propagate(label, servers, seeded, clients));
     if (ONE_PROCESS.includes(clients) && Math.min(clients, PROCESSES) > 1)

@@ -203,6 +203,19 @@ export class PromptMemory {
     const read = event.read;
     for (const entry of refs.values()) {
       if (entry.pinned) continue;
+      // A label's move carries the label's new read: served at once, as a publish's is for production.
+      if (
+        event.type === "prompt.label_moved" &&
+        read !== undefined &&
+        entry.ref === event.label &&
+        entry.guard &&
+        read.version === event.version &&
+        read.rollout === undefined
+      ) {
+        entry.gen++;
+        this.store(entry, read, ++this.seq, Date.now());
+        continue;
+      }
       // A label's read (or a read in a rollout) cannot be checked against the event's two pointers: it is
       // read again, so a moved or removed label is never served from memory afterwards.
       if (

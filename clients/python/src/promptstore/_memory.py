@@ -181,6 +181,21 @@ class Memory:
             for entry in self._entries.get(prompt_id, {}).values():
                 if entry.pinned:
                     continue
+                # A label's move carries the label's new read: served at once, as a publish's is for production.
+                if (
+                    event.get("type") == "prompt.label_moved"
+                    and isinstance(read, dict)
+                    and entry.key.ref == event.get("label")
+                    and entry.key.guard
+                    and read.get("version") == event.get("version")
+                    and read.get("rollout") is None
+                ):
+                    entry.gen += 1
+                    self._seq += 1
+                    change = self._store(entry, Prompt.from_json(read), self._seq, time.monotonic(), todo)
+                    if change is not None:
+                        changes.append(change)
+                    continue
                 # A label's read (or a read in a rollout) cannot be checked against the event's two pointers:
                 # it is read again, so a moved or removed label is never served from memory afterwards.
                 if (

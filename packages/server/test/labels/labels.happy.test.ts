@@ -5,6 +5,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
+import { openEventStream } from "../support/sse.js";
 
 describe.each(DATABASES)("labels ($name)", (database) => {
   const t = useTestApp(database);
@@ -119,6 +120,38 @@ describe.each(DATABASES)("labels ($name)", (database) => {
     expect(production.body.error).toBe("label: production cannot be removed; publish another version instead");
     const missing = await t.request("DELETE", "/api/v2/prompts/bot/labels/staging");
     expect(missing.status).toBe(404);
+  });
+
+  it("a label's move is an event carrying the label, both versions, and (include=read) the label's new read", async () => {
+    const url = await t.app.server.listen({ port: 0, host: "127.0.0.1" });
+    const stream = await openEventStream(url, t.key, {}, "?include=read");
+    try {
+      await stream.next((e) => e.event === "ready");
+      await t.request("POST", "/api/v2/prompts/bot/publish", { body: { version: v1, label: "staging" } });
+      await t.request("POST", "/api/v2/prompts/bot/publish", { body: { version: v2, label: "staging" } });
+      const moved = await stream.next(
+        (e) => e.event === "prompt.label_moved" && JSON.parse(e.data as string).version === v2,
+      );
+      const data = JSON.parse(moved.data as string);
+      expect(data).toMatchObject({
+        type: "prompt.label_moved",
+        prompt_id: "bot",
+        version: v2,
+        production_version: v1,
+        label: "staging",
+        previous_version: v1,
+        rollout: null,
+      });
+      expect(data.read).toMatchObject({
+        id: "bot",
+        version: v2,
+        label: "staging",
+        labels: { production: v1, staging: v2 },
+      });
+    } finally {
+      stream.close();
+      await t.app.server.close();
+    }
   });
 
   it.each([
