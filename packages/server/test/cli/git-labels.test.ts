@@ -28,14 +28,19 @@ describe.each(DATABASES)("labels in git ($name)", (database) => {
       env: { ...process.env, PROMPTSTORE_URL: server?.url, PROMPTSTORE_API_KEY: server?.key },
     }).then(
       ({ stdout }) => ({ code: 0, out: JSON.parse(stdout), err: "" }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, out: error.stdout, err: error.stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        out: error.stdout,
+        err: error.stderr,
+      }),
     );
 
   it("pull records labels, push --publish staging moves staging, check --label staging guards it", async () => {
     server = await listeningApp(database);
     dir = mkdtempSync(join(tmpdir(), "promptstore-git-labels-"));
-    const v1 = (await server.call("POST", "/api/v2/prompts", { id: "bot", name: "Bot", markdown: "# A\none", publish: true }))
-      .body.data.version;
+    const v1 = (
+      await server.call("POST", "/api/v2/prompts", { id: "bot", name: "Bot", markdown: "# A\none", publish: true })
+    ).body.data.version;
     await server.call("POST", "/api/v2/prompts/bot/publish", { version: v1, label: "staging" });
     expect((await ps(["pull", dir])).code).toBe(0);
     const lock = JSON.parse(readFileSync(join(dir, "promptstore.lock"), "utf8"));
