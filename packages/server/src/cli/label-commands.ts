@@ -72,6 +72,35 @@ export function registerLabelCommands(program: Command): void {
 
   const release = program.command("release").description("a project's release requests");
   release
+    .command("request <project> <prompt> <label> <version>")
+    .description("ask for a (protected) label to move to a version; an owner approves it in the dashboard")
+    .option("--percent <n>", "ask for a gradual rollout of this share (1-99) instead")
+    .option("--message <text>", "why, for whoever approves it")
+    .option("--json", "machine-readable output")
+    .action(
+      async (
+        projectRef: string,
+        promptId: string,
+        labelName: string,
+        version: string,
+        opts: { percent?: string; message?: string; json?: boolean },
+      ) => {
+        const percent = opts.percent === undefined ? undefined : Number(opts.percent);
+        if (percent !== undefined && (!Number.isInteger(percent) || percent < 1 || percent > 100)) {
+          throw new CliError("percent: must be a whole number from 1 to 100");
+        }
+        const asked = await withPrompts(projectRef, (prompts, caller) =>
+          prompts.requestRelease(caller, promptId, { label: name(labelName), version, percent, message: opts.message }),
+        );
+        emit(
+          !!opts.json,
+          asked,
+          () =>
+            `${asked.id}  pending: ${asked.prompt_id}:${asked.label} → ${shortHash(asked.version)}; an owner approves it under Releases`,
+        );
+      },
+    );
+  release
     .command("list <project>")
     .description("release requests, newest first")
     .option("--status <status>", `only these: ${RELEASE_STATUSES.join(", ")}`)

@@ -3,6 +3,9 @@
  * and fallback; a prompt that lacks a label is served its fallback, and the answer says so.
  */
 import { beforeEach, describe, expect, it } from "vitest";
+import { ChangeBus } from "../../src/service/change-bus.js";
+import { PromptService } from "../../src/service/prompt-service.js";
+import { openStore } from "../../src/store/index.js";
 import { useTestApp } from "../support/app.js";
 import { cli, cliJson } from "../support/binary.js";
 import { type Browser, member } from "../support/dashboard.js";
@@ -103,6 +106,54 @@ describe.each(DATABASES)("label and release commands ($name)", (database) => {
       expect(bad.code).toBe(1);
       expect(bad.stderr).toBe("error: label: must not be made only of hexadecimal characters\n");
       expect(await cliJson(url, ["release", "list", project.id])).toEqual({ releases: [] });
+      // A request from the command line, listed; only a person approves it, in the dashboard.
+      const store = await openStore(url);
+      try {
+        const prompts = new PromptService(store, new ChangeBus(), { guardText: "G" });
+        await prompts.create(
+          {
+            projectId: project.id,
+            projectName: "web",
+            orgId: project.org_id,
+            plan: "free",
+            actor: "cli",
+            access: "publish",
+          },
+          { id: "bot", name: "Bot", markdown: "# A\none" },
+        );
+      } finally {
+        await store.close();
+      }
+      const asked = await cliJson(url, [
+        "release",
+        "request",
+        project.id,
+        "bot",
+        "production",
+        "latest",
+        "--message",
+        "first",
+      ]);
+      expect(asked).toMatchObject({
+        status: "pending",
+        label: "production",
+        from_version: null,
+        message: "first",
+        requested_by: "cli",
+      });
+      const pending = await cliJson(url, ["release", "list", project.id, "--status", "pending"]);
+      expect(pending.releases.map((r: { id: string }) => r.id)).toEqual([asked.id]);
+      const refused = await cli(url, [
+        "release",
+        "request",
+        project.id,
+        "bot",
+        "production",
+        "latest",
+        "--percent",
+        "0",
+      ]);
+      expect(refused.stderr).toBe("error: percent: must be a whole number from 1 to 100\n");
     } finally {
       await drop();
     }
