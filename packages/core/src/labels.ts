@@ -44,16 +44,17 @@ export type RolloutArm = "current" | "candidate";
  * (Unleash assigns its gradual rollouts with it too).
  */
 export function murmur3(bytes: Uint8Array, seed = 0): number {
+  return murmur3Of(bytes.length, (i) => bytes[i] as number, seed);
+}
+
+/** murmur3 over `length` bytes that `at` gives: the bytes of an array, or an ASCII string's char codes. */
+function murmur3Of(length: number, at: (i: number) => number, seed: number): number {
   const c1 = 0xcc9e2d51;
   const c2 = 0x1b873593;
   let h = seed >>> 0;
-  const tail = bytes.length & ~3;
+  const tail = length & ~3;
   for (let i = 0; i < tail; i += 4) {
-    let k =
-      (bytes[i] as number) |
-      ((bytes[i + 1] as number) << 8) |
-      ((bytes[i + 2] as number) << 16) |
-      ((bytes[i + 3] as number) << 24);
+    let k = at(i) | (at(i + 1) << 8) | (at(i + 2) << 16) | (at(i + 3) << 24);
     k = Math.imul(k, c1);
     k = (k << 15) | (k >>> 17);
     k = Math.imul(k, c2);
@@ -62,21 +63,21 @@ export function murmur3(bytes: Uint8Array, seed = 0): number {
     h = (Math.imul(h, 5) + 0xe6546b64) | 0;
   }
   let k = 0;
-  switch (bytes.length & 3) {
+  switch (length & 3) {
     // biome-ignore lint/suspicious/noFallthroughSwitchClause: the reference algorithm falls through
     case 3:
-      k ^= (bytes[tail + 2] as number) << 16;
+      k ^= at(tail + 2) << 16;
     // biome-ignore lint/suspicious/noFallthroughSwitchClause: the reference algorithm falls through
     case 2:
-      k ^= (bytes[tail + 1] as number) << 8;
+      k ^= at(tail + 1) << 8;
     case 1:
-      k ^= bytes[tail] as number;
+      k ^= at(tail);
       k = Math.imul(k, c1);
       k = (k << 15) | (k >>> 17);
       k = Math.imul(k, c2);
       h ^= k;
   }
-  h ^= bytes.length;
+  h ^= length;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -93,7 +94,11 @@ const utf8 = new TextEncoder();
  * a rollout from 10 to 50 keeps the first 10% on the candidate.
  */
 export function rolloutBucket(promptId: string, label: string, assign: string): number {
-  return murmur3(utf8.encode(`${promptId}/${label}/${assign}`)) % 10_000;
+  const text = `${promptId}/${label}/${assign}`;
+  // ASCII (the usual ids and assign values) is its own UTF-8: hashed as it is, without the encoder's copy,
+  // which cost a rollout read a tenth of its throughput.
+  if (/^[\x00-\x7f]*$/.test(text)) return murmur3Of(text.length, (i) => text.charCodeAt(i), 0) % 10_000;
+  return murmur3(utf8.encode(text)) % 10_000;
 }
 
 /** The arm a read with this assign value gets in a rollout of `percent` (candidate below percent × 100). */
