@@ -97,8 +97,13 @@ export function rolloutBucket(promptId: string, label: string, assign: string): 
   const text = `${promptId}/${label}/${assign}`;
   // ASCII (the usual ids and assign values) is its own UTF-8: hashed as it is, without the encoder's copy,
   // which cost a rollout read a tenth of its throughput.
-  if (/^[\x00-\x7f]*$/.test(text)) return murmur3Of(text.length, (i) => text.charCodeAt(i), 0) % 10_000;
+  if (isAscii(text)) return murmur3Of(text.length, (i) => text.charCodeAt(i), 0) % 10_000;
   return murmur3(utf8.encode(text)) % 10_000;
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /** The arm a read with this assign value gets in a rollout of `percent` (candidate below percent × 100). */
