@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "vitest";
 import type { Promptstore } from "../src/index.js";
-import { DATABASES, sections, useFixture, waitFor } from "./support/harness.js";
+import { countingFetch, DATABASES, sections, useFixture, waitFor } from "./support/harness.js";
 
 const idle = (client: Promptstore) => client.status.stream === "live" && client.status.reading === 0;
 
@@ -37,5 +37,26 @@ describe.each(DATABASES)("labels in the client ($name)", (database) => {
       10_000,
       "the removal to reach the client",
     );
+  });
+
+  test("a label's move reaches the client with its read: served from memory without a request", async () => {
+    const server = await fx.start();
+    const writer = fx.client({ baseUrl: server.url, mode: "none" });
+    const v1 = await writer.create({ name: "Agent", sections: sections("v1"), publish: true });
+    await writer.publish("agent", v1.version, { label: "staging" });
+    const v2 = await writer.save("agent", { sections: sections("v2") });
+    const counter = countingFetch();
+    const client = fx.client({ baseUrl: server.url, ttlMs: 3_600_000, fetch: counter.fetch });
+    expect((await client.get("agent", { version: "staging" })).version).toBe(v1.version);
+    await waitFor(() => idle(client), 10_000, "the stream to be live");
+    const reads = () => counter.calls.filter((c) => c.url.includes("/api/v2/prompts/agent")).length;
+    const before = reads();
+    await writer.publish("agent", v2.version, { label: "staging" });
+    await waitFor(
+      async () => (await client.get("agent", { version: "staging" })).version === v2.version,
+      10_000,
+      "the label's move to reach the client",
+    );
+    expect(reads()).toBe(before);
   });
 });
