@@ -270,3 +270,19 @@ def test_a_label_read_follows_the_label_and_is_gone_once_it_is_removed(fx):
             return True
 
     wait_for(gone, 10, "the removal")
+
+
+def test_a_label_move_reaches_the_client_with_its_read_without_a_request(fx):
+    server = fx.start()
+    v1 = create(server, fx.key, "Agent", sections("v1"))
+    writer = fx.client(server.url)
+    writer.publish("agent", v1["version"], label="staging")
+    v2 = call(server.url, fx.key, "PUT", "/api/v2/prompts/agent", {"sections": sections("v2")})
+    proxy = fx.proxy(server.url)
+    client = fx.client(proxy.url)
+    assert client.get("agent", version="staging").version == v1["version"]
+    wait_for(lambda: live(client), 10, "the stream")
+    before = proxy.count("/api/v2/prompts/agent")
+    writer.publish("agent", v2["version"], label="staging")
+    wait_for(lambda: client.get("agent", version="staging").version == v2["version"], 10, "the label's move")
+    assert proxy.count("/api/v2/prompts/agent") == before
