@@ -21,11 +21,18 @@ REPO = Path(__file__).resolve().parents[3]
 BIN = REPO / "packages" / "server" / "bin" / "promptstore.js"
 
 
+def secret_key_env(database_url: str) -> Dict[str, str]:
+    """PostgreSQL has no file beside it for a generated key: the server must be given one."""
+    if database_url.startswith("postgres"):
+        return {"PROMPTSTORE_SECRET_KEY": "5ec7e7c0ffee" * 5 + "5ec7"}
+    return {}
+
+
 class Server:
     """``promptstore serve --port 0 --json`` on a database; ``key`` is the one it prints on a first start."""
 
     def __init__(self, database_url: str, env: Optional[Dict[str, str]] = None) -> None:
-        full_env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warn", **(env or {})}
+        full_env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warn", **secret_key_env(database_url), **(env or {})}
         self.process = subprocess.Popen(
             ["node", str(BIN), "serve", "--port", "0", "--json"],
             env=full_env,

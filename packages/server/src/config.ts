@@ -80,6 +80,23 @@ const envSchema = z.object({
   PROMPTSTORE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Multiplies the webhook retry waits and the 24-hour retry window; below 1 only to test retries quickly. */
   PROMPTSTORE_WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
+  /**
+   * The server's secret key (32 bytes, hex or base64): encrypts webhook signing secrets and model providers'
+   * API keys at rest. Required on PostgreSQL; on SQLite, generated on first start into the key file.
+   */
+  PROMPTSTORE_SECRET_KEY: z.string().min(1).optional(),
+  /** Where the key is read from when PROMPTSTORE_SECRET_KEY is unset; on SQLite, `<database>.key` by default. */
+  PROMPTSTORE_SECRET_KEY_FILE: z.string().min(1).optional(),
+  /** Earlier secret keys, comma-separated: they still open what they sealed while the key changes. */
+  PROMPTSTORE_SECRET_KEY_PREVIOUS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(",")
+        .map((k) => k.trim())
+        .filter(Boolean),
+    )
+    .optional(),
   /** The e-mail of the owner account created on an empty database. */
   PROMPTSTORE_OWNER_EMAIL: email.default("owner@promptstore.local"),
   /** Where the built dashboard is; the @promptstore/dashboard package's dist/ when unset. */

@@ -42,13 +42,20 @@ function handle(child, url) {
   };
 }
 
+/** PostgreSQL needs the server's secret key given (no key file beside it); the bench uses a fixed one. */
+function secretKeyEnv(databaseUrl) {
+  return databaseUrl.startsWith("postgres")
+    ? { PROMPTSTORE_SECRET_KEY: "be11c4be11c4be11c4be11c4be11c4be11c4be11c4be11c4be11c4be11c4be11" }
+    : {};
+}
+
 /**
  * The real server, as users run it: the `promptstore serve` binary, with the Node flags of its shebang.
  * `events` holds what it printed at start-up (`bootstrap` on an empty database, then `listening`).
  */
 export async function startServer(databaseUrl, env = {}) {
   const child = spawn(BIN, ["serve", "--port", "0", "--json"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...secretKeyEnv(databaseUrl), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const events = [];
@@ -71,7 +78,7 @@ export async function startServer(databaseUrl, env = {}) {
  */
 export async function startCountingServer(databaseUrl, env = {}) {
   const child = fork(fileURLToPath(new URL("./counting-server.js", import.meta.url)), [], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...secretKeyEnv(databaseUrl), ...env },
     execArgv: BIN_NODE_FLAGS,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });

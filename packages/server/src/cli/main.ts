@@ -7,6 +7,7 @@ import { registerBackupCommands } from "./backup-commands.js";
 import { registerGitCommands } from "./git-commands.js";
 import { registerLabelCommands } from "./label-commands.js";
 import { registerPromptCommands } from "./prompt-commands.js";
+import { registerSecretKeyCommands } from "./secret-key-commands.js";
 import { registerServeCommand } from "./serve.js";
 import { registerUserCommands } from "./user-commands.js";
 import { registerWebhookCommands } from "./webhook-commands.js";
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerAuditCommand(program);
   registerGitCommands(program);
   registerBackupCommands(program);
+  registerSecretKeyCommands(program);
   return program;
 }
 

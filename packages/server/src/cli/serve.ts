@@ -4,7 +4,9 @@ import { loadConfig } from "../config.js";
 import { buildApp } from "../http/app.js";
 import { loggerOptions } from "../http/request-log.js";
 import { createRateLimiter } from "../ratelimit/across-instances.js";
+import { openSecrets } from "../secrets/open-secrets.js";
 import { bootstrapIfEmpty } from "../service/bootstrap.js";
+import { DEFAULT_SQLITE_PATH } from "../store/index.js";
 import { emit } from "./output.js";
 import { openStoreWhenReachable } from "./wait-for-store.js";
 
@@ -46,8 +48,27 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
         () => `Waiting up to ${config.PROMPTSTORE_DATABASE_WAIT_SECONDS} s for the database: ${reason}`,
       ),
   );
+  const secrets = await openSecrets(config, store, config.DATABASE_URL || DEFAULT_SQLITE_PATH).catch(async (error) => {
+    await store.close();
+    throw error;
+  });
+  if (secrets.source === "generated") {
+    emit(
+      json,
+      { event: "secret_key_generated", file: secrets.file, key_id: secrets.box.keyId },
+      () =>
+        `Generated the server's secret key into ${secrets.file} (mode 0600). Keep it safe and apart from backups: ` +
+        "without it, a restored store's webhook and model provider secrets cannot be read.",
+    );
+  }
   const rateLimiter = await createRateLimiter({ redisUrl: config.REDIS_URL, store, databaseUrl: config.DATABASE_URL });
-  const app = await buildApp({ store, config, logger: loggerOptions(config.LOG_LEVEL), rateLimiter });
+  const app = await buildApp({
+    store,
+    config,
+    logger: loggerOptions(config.LOG_LEVEL),
+    rateLimiter,
+    secrets: secrets.box,
+  });
   // Installed before listening: a supervisor may signal as soon as the port answers.
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -9,6 +9,7 @@ import type { Config } from "../config.js";
 import { createMcpEndpoints, isClientMistake } from "../mcp/endpoint.js";
 import { memoryRateLimiter } from "../ratelimit/flexible.js";
 import type { RateLimiter } from "../ratelimit/limiter.js";
+import { SecretBox } from "../secrets/secret-box.js";
 import { AccountService } from "../service/account-service.js";
 import { AuditService } from "../service/audit-service.js";
 import { ChangeBus } from "../service/change-bus.js";
@@ -56,6 +57,11 @@ export interface AppOptions {
   rateLimiter?: RateLimiter;
   /** Given when changes must reach other instances too. */
   bus?: ChangeBus;
+  /**
+   * Seals the secrets the server reads back (the server's secret key, proven against the store by `serve`).
+   * Without it, a key that lives as long as the process: enough for tests, never for a store kept.
+   */
+  secrets?: SecretBox;
 }
 
 export interface App {
@@ -66,6 +72,7 @@ export interface App {
   accounts: AccountService;
   bus: ChangeBus;
   hub: EventHub;
+  secrets: SecretBox;
   /** Where the dashboard is served from; undefined when it is not built. */
   dashboardDir: string | undefined;
 }
@@ -73,6 +80,7 @@ export interface App {
 /** Builds the whole HTTP application without listening, so tests drive it through inject(). */
 export async function buildApp(options: AppOptions): Promise<App> {
   const { store, config, logger = false } = options;
+  const secrets = options.secrets ?? SecretBox.ephemeral();
   const timeouts = connectionTimeouts(config);
   const server = Fastify({
     logger,
@@ -256,5 +264,5 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerWebhooks(server, { store, config, prompts, bus, accounts });
   registerMethodNotAllowed(server, new Map(paths));
 
-  return { server, prompts, audit, tenants, accounts, bus, hub, dashboardDir };
+  return { server, prompts, audit, tenants, accounts, bus, hub, secrets, dashboardDir };
 }

@@ -35,8 +35,11 @@ const TABLE_ORDER = [
   "label_settings",
   "release_requests",
 ];
-/** Counters of the rate limiter's current window: they mean nothing on another day, and are left out. */
-const LEFT_OUT = new Set(["rate_limits"]);
+/**
+ * Left out: the rate limiter's counters (they mean nothing on another day), and the secret key's check
+ * (a backup restored under another key must start, and say which secrets need rotating).
+ */
+const LEFT_OUT = new Set(["rate_limits", "secret_key_check"]);
 /** Rows every migrated store has (not the user's data): present in an empty store, replaced by a restore. */
 const SEEDED = new Set(["event_horizon"]);
 

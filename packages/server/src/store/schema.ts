@@ -245,4 +245,12 @@ export interface Database {
   rollouts: RolloutsTable;
   label_settings: LabelSettingsTable;
   release_requests: ReleaseRequestsTable;
+  secret_key_check: SecretKeyCheckTable;
+}
+
+/** One row sealed with the server's secret key (migration 010); never backed up. */
+export interface SecretKeyCheckTable {
+  id: number;
+  key_id: string;
+  sealed: string;
 }

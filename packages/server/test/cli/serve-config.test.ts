@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { BIN, useBinaryDatabase } from "../support/binary.js";
+import { BIN, secretKeyEnv, useBinaryDatabase } from "../support/binary.js";
 import { DATABASES } from "../support/databases.js";
 
 /** A port nobody listens on right now. */
@@ -26,7 +26,7 @@ afterEach(() => {
 /** Runs `promptstore serve` (no flags, human output) and resolves with its stdout once it listens. */
 function serve(databaseUrl: string, env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, [BIN, "serve"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ...env },
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ...secretKeyEnv(databaseUrl), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);

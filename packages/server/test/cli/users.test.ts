@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { BIN, cli, cliJson, startServer, useBinaryDatabase } from "../support/binary.js";
+import { BIN, cli, cliJson, secretKeyEnv, startServer, useBinaryDatabase } from "../support/binary.js";
 import { DATABASES } from "../support/databases.js";
 
 async function signIn(url: string, email: string, password: string) {
@@ -122,7 +122,7 @@ describe.each(DATABASES)("first start creates the owner account ($name)", (datab
 
   it("says, in the human first-start text, where the dashboard is and how to sign in", async () => {
     const child = spawn(process.execPath, [BIN, "serve", "--port", "0"], {
-      env: { ...process.env, DATABASE_URL: env.url, LOG_LEVEL: "silent" },
+      env: { ...process.env, DATABASE_URL: env.url, LOG_LEVEL: "silent", ...secretKeyEnv(env.url) },
       stdio: ["ignore", "pipe", "pipe"],
     });
     try {

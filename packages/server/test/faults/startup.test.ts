@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BIN, cli, type RunningServer, startServer } from "../support/binary.js";
+import { BIN, cli, type RunningServer, secretKeyEnv, startServer } from "../support/binary.js";
 import { freePort, POSTGRES_BIN, type PrivatePostgres, startPrivatePostgres } from "../support/private-postgres.js";
 import { keepServerLog } from "../support/server-logs.js";
 
@@ -12,7 +12,7 @@ import { keepServerLog } from "../support/server-logs.js";
 function serveUntilExit(env: Record<string, string>): Promise<{ code: number | null; output: string; ms: number }> {
   const started = Date.now();
   const child = spawn(process.execPath, [BIN, "serve", "--port", "0"], {
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, LOG_LEVEL: "warn", ...secretKeyEnv(env.DATABASE_URL), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -8,6 +8,15 @@ import { keepServerLog } from "./server-logs.js";
 export const BIN = fileURLToPath(new URL("../../bin/promptstore.js", import.meta.url));
 const run = promisify(execFile);
 
+/**
+ * PostgreSQL has no file beside it to keep a generated key in, so the server needs PROMPTSTORE_SECRET_KEY
+ * there; the tests give every PostgreSQL server this one. SQLite servers make their own key file.
+ */
+export const TEST_SECRET_KEY = "5ec7e7c0ffee5ec7e7c0ffee5ec7e7c0ffee5ec7e7c0ffee5ec7e7c0ffee5ec7";
+export function secretKeyEnv(databaseUrl: string | undefined): Record<string, string> {
+  return databaseUrl?.startsWith("postgres") ? { PROMPTSTORE_SECRET_KEY: TEST_SECRET_KEY } : {};
+}
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -18,7 +27,7 @@ export interface CliResult {
 export async function cli(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, ...env },
+      env: { ...process.env, DATABASE_URL: databaseUrl, ...secretKeyEnv(databaseUrl), ...env },
     });
     if (stderr) keepServerLog(`promptstore ${args.join(" ")}`, stderr);
     return { code: 0, stdout, stderr };
@@ -52,7 +61,7 @@ export interface RunningServer {
 /** Starts `promptstore serve --port 0 --json` and resolves once it listens. */
 export function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningServer> {
   const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--json"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...env },
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...secretKeyEnv(databaseUrl), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const events: Record<string, any>[] = [];
