@@ -8,6 +8,7 @@ import * as m006 from "./006-webhooks.js";
 import * as m007 from "./007-least-privilege.js";
 import * as m008 from "./008-labels.js";
 import * as m009 from "./009-event-types-length.js";
+import * as m011 from "./011-model-settings.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
@@ -22,6 +23,7 @@ export const migrationProvider: MigrationProvider = {
       "007-least-privilege": m007,
       "008-labels": m008,
       "009-event-types-length": m009,
+      "011-model-settings": m011,
     };
   },
 };
