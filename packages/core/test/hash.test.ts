@@ -131,6 +131,13 @@ describe("contentHash with model settings", () => {
     expect(contentHash(content)).toBe("40eb401bd90086f3839d7e5c832ceefdae4388f510dfc8258de240bb5b11d0ae");
   });
 
+  it("gives the README's recipe its printed hash", () => {
+    const sections = [{ title: "Role", content: "Hi", enabled: true }];
+    expect(contentHash({ sections, tools: [], model: { name: "gpt-4o", temperature: 0.2 } })).toBe(
+      "aa7e1540e28a28736f0b9a5cc4dfd58d5cd8abcb4925b157b150bff5bad56ea6",
+    );
+  });
+
   it("gives identical settings the identical hash, whatever their key order", () => {
     const a: Content = { ...base, model: { name: "m", top_p: 0.5, max_output_tokens: 100, extra: { x: 1, y: 2 } } };
     const b = {
