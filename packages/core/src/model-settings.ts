@@ -70,18 +70,21 @@ export const modelSettingsInput = z
         .number({ error: between(0, 2) })
         .min(MODEL_LIMITS.temperature.min, between(0, 2))
         .max(MODEL_LIMITS.temperature.max, between(0, 2))
-        .optional(),
+        .optional()
+        .describe("Sampling temperature, 0 to 2"),
       top_p: z
         .number({ error: between(0, 1) })
         .min(MODEL_LIMITS.topP.min, between(0, 1))
         .max(MODEL_LIMITS.topP.max, between(0, 1))
-        .optional(),
+        .optional()
+        .describe("Nucleus sampling: the share of probability mass considered, 0 to 1"),
       max_output_tokens: z
         .number({ error: `must be a whole number from 1 to ${MODEL_LIMITS.maxOutputTokens}` })
         .int(`must be a whole number from 1 to ${MODEL_LIMITS.maxOutputTokens}`)
         .min(1, `must be a whole number from 1 to ${MODEL_LIMITS.maxOutputTokens}`)
         .max(MODEL_LIMITS.maxOutputTokens, `must be a whole number from 1 to ${MODEL_LIMITS.maxOutputTokens}`)
-        .optional(),
+        .optional()
+        .describe("The most tokens the model may answer with, 1 to 1 000 000"),
       stop: z
         .array(
           text()

@@ -501,8 +501,11 @@ export interface operations {
           model?: {
             /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
             name: string;
+            /** @description Sampling temperature, 0 to 2 */
             temperature?: number;
+            /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
             top_p?: number;
+            /** @description The most tokens the model may answer with, 1 to 1 000 000 */
             max_output_tokens?: number;
             /** @description Up to 4 sequences at which the model stops */
             stop?: string[];
@@ -646,8 +649,11 @@ export interface operations {
               model?: {
                 /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
                 name: string;
+                /** @description Sampling temperature, 0 to 2 */
                 temperature?: number;
+                /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
                 top_p?: number;
+                /** @description The most tokens the model may answer with, 1 to 1 000 000 */
                 max_output_tokens?: number;
                 /** @description Up to 4 sequences at which the model stops */
                 stop?: string[];
@@ -786,8 +792,11 @@ export interface operations {
           model?: {
             /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
             name: string;
+            /** @description Sampling temperature, 0 to 2 */
             temperature?: number;
+            /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
             top_p?: number;
+            /** @description The most tokens the model may answer with, 1 to 1 000 000 */
             max_output_tokens?: number;
             /** @description Up to 4 sequences at which the model stops */
             stop?: string[];
@@ -1084,8 +1093,11 @@ export interface operations {
             model?: {
               /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
               name: string;
+              /** @description Sampling temperature, 0 to 2 */
               temperature?: number;
+              /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
               top_p?: number;
+              /** @description The most tokens the model may answer with, 1 to 1 000 000 */
               max_output_tokens?: number;
               /** @description Up to 4 sequences at which the model stops */
               stop?: string[];
@@ -2053,8 +2065,11 @@ export interface operations {
               model?: {
                 /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
                 name: string;
+                /** @description Sampling temperature, 0 to 2 */
                 temperature?: number;
+                /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
                 top_p?: number;
+                /** @description The most tokens the model may answer with, 1 to 1 000 000 */
                 max_output_tokens?: number;
                 /** @description Up to 4 sequences at which the model stops */
                 stop?: string[];
