@@ -66,11 +66,12 @@ def test_candidate_below_percent_times_100_and_at_random_without_assign():
 
 
 def rolled_out(fx, url):
-    """A prompt with v1 in production and staging, and v2 rolled out to 30% of production and 60% of staging."""
+    """A prompt with v1 in production and staging, and v2 rolled out to 30% of production and 60% of staging.
+    Only v2 has model settings, so each arm must carry its own (or none)."""
     writer = fx.client(url, mode="none")
     v1 = call(url, fx.key, "POST", "/api/v2/prompts", {"name": "Agent", "sections": sections("v1"), "publish": True})["version"]
     writer.publish("agent", v1, label="staging")
-    v2 = call(url, fx.key, "PUT", "/api/v2/prompts/agent", {"sections": sections("v2")})["version"]
+    v2 = call(url, fx.key, "PUT", "/api/v2/prompts/agent", {"sections": sections("v2"), "model": {"name": "gpt-4o", "temperature": 0.3}})["version"]
     writer.publish("agent", v2, percent=30)
     writer.publish("agent", v2, label="staging", percent=60)
     return writer, v1, v2
@@ -91,6 +92,7 @@ def test_the_other_arm_composed_from_its_pinned_read_is_exactly_the_servers_answ
             current = next(r for r in reads if r.rollout["arm"] == "current")
             candidate = next(r for r in reads if r.rollout["arm"] == "candidate")
             assert (current.version, candidate.version) == (v1, v2)
+            assert (current.model, candidate.model) == (None, {"name": "gpt-4o", "temperature": 0.3})
             assert same(other_arm_view(current, writer.get("agent", version=v2, guard=guard)), candidate)
             assert same(other_arm_view(candidate, writer.get("agent", version=v1, guard=guard)), current)
 

@@ -96,11 +96,13 @@ export function otherArmView(read: PromptView, pinned: PromptView): PromptView {
   const rollout = read.rollout as NonNullable<PromptView["rollout"]>;
   const arm: RolloutArm = rollout.arm === "current" ? "candidate" : "current";
   // Field by field in the order the server writes them (packages/server/src/http/read-json.ts).
-  const { tools: _tools, ...rest } = read;
+  // Tools and model settings are the version's content: the pinned arm's, or none.
+  const { tools: _tools, model: _model, ...rest } = read;
   const view: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(rest)) {
     if (key === "labels") {
       if (pinned.tools !== undefined) view.tools = pinned.tools;
+      if (pinned.model !== undefined) view.model = pinned.model;
       view.labels = value;
     } else if (key === "prompt" || key === "sections" || key === "variables") view[key] = pinned[key];
     else if (key === "version") view.version = pinned.version;

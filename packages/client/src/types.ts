@@ -17,6 +17,11 @@ export type PromptView = Data<PromptPath["get"]["responses"][200]>;
 export type Section = PromptView["sections"][number];
 /** A function-calling tool, in the chat-completions format. */
 export type Tool = NonNullable<PromptView["tools"]>[number];
+/**
+ * A version's model settings (`name`, `temperature`, `top_p`, `max_output_tokens`, `stop`, `response_format`,
+ * `extra`): content, hashed with the sections and tools. Absent from a read when the version has none.
+ */
+export type ModelSettings = NonNullable<PromptView["model"]>;
 /** `GET /api/v2/prompts`: the project and its prompts. */
 export type PromptList = Data<PromptsPath["get"]["responses"][200]>;
 /** One prompt of the list, with both pointers. */

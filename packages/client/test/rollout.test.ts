@@ -61,12 +61,15 @@ describe("the client's copy of the assignment function", () => {
 describe.each(DATABASES)("rollouts in the client ($name)", (database) => {
   const fx = useFixture(database);
 
-  /** A prompt with v1 in production and staging, and v2 rolled out to 30% of production and 60% of staging. */
+  /**
+   * A prompt with v1 in production and staging, and v2 rolled out to 30% of production and 60% of staging.
+   * Only v2 has model settings, so each arm must carry its own (or none).
+   */
   async function rolledOut(url: string) {
     const writer = fx.client({ baseUrl: url, mode: "none" });
     const v1 = await writer.create({ name: "Agent", sections: sections("v1"), publish: true });
     await writer.publish("agent", v1.version, { label: "staging" });
-    const v2 = await writer.save("agent", { sections: sections("v2") });
+    const v2 = await writer.save("agent", { sections: sections("v2"), model: { name: "gpt-4o", temperature: 0.3 } });
     await writer.publish("agent", v2.version, { percent: 30 });
     await writer.publish("agent", v2.version, { label: "staging", percent: 60 });
     return { writer, v1: v1.version, v2: v2.version };
@@ -83,6 +86,7 @@ describe.each(DATABASES)("rollouts in the client ($name)", (database) => {
         const current = reads.find((r) => r.rollout?.arm === "current") as Prompt;
         const candidate = reads.find((r) => r.rollout?.arm === "candidate") as Prompt;
         expect([current.version, candidate.version]).toEqual([v1, v2]);
+        expect([current.model, candidate.model]).toEqual([undefined, { name: "gpt-4o", temperature: 0.3 }]);
         const pinned1 = await writer.get("agent", { version: v1, guard });
         const pinned2 = await writer.get("agent", { version: v2, guard });
         expect(otherArmView(current, pinned2)).toStrictEqual(candidate);

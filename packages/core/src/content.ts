@@ -1,3 +1,7 @@
+import type { ModelSettings } from "./model-settings.js";
+
+export type { ModelSettings } from "./model-settings.js";
+
 /** The content of a version: what is hashed, stored immutably and assembled. */
 export interface Section {
   title: string;
@@ -17,6 +21,8 @@ export interface Tool {
 export interface Content {
   sections: Section[];
   tools: Tool[];
+  /** The model settings; absent (never null) when the version has none, so it hashes as before them. */
+  model?: ModelSettings | undefined;
 }
 
 /** A section as read back: the stored section plus its deterministic id. */

@@ -17,16 +17,22 @@ function canonical(value: unknown): string {
 
 /**
  * The version hash: SHA-256 of the RFC 8785 canonical JSON of
- * `{"sections":[{"content","enabled","title"}…],"tools":[…]}`. Documented in the README so that
- * clients can compute it offline; changing it would rename every stored version.
+ * `{"sections":[{"content","enabled","title"}…],"tools":[…]}`, with `"model":{…}` as well only when the
+ * version has model settings, so every version without them keeps the hash it always had. Documented in the
+ * README so that clients can compute it offline; changing it would rename every stored version.
  */
 export function contentHash(content: Content): string {
-  return sha256Hex(
-    canonical({
-      sections: content.sections.map((s) => ({ content: s.content, enabled: s.enabled, title: s.title })),
-      tools: content.tools,
-    }),
-  );
+  const sections = content.sections.map((s) => ({ content: s.content, enabled: s.enabled, title: s.title }));
+  if (content.model === undefined) return sha256Hex(canonical({ sections, tools: content.tools }));
+  return sha256Hex(canonical({ model: content.model, sections, tools: content.tools }));
+}
+
+/**
+ * Model settings as stored and read: their RFC 8785 canonical JSON, the very bytes the hash covers, so two
+ * saves of the same settings written in another key order are one version that reads back one way.
+ */
+export function modelJson(model: NonNullable<Content["model"]>): string {
+  return canonical(model);
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { ASSIGN_MAX_LENGTH, LABEL_REF, labelNameProblem, ROLLOUT_PERCENT } from "./labels.js";
+import { modelSettingsInput, UNKNOWN_SETTING } from "./model-settings.js";
 import { PROMPT_ID_PATTERN } from "./slug.js";
 import { jsonValueProblem, text } from "./text.js";
 import { FULL_HASH, refPattern } from "./version-ref.js";
@@ -154,6 +155,7 @@ export const createPromptFields = z.strictObject({
   sections: sectionsInput.optional(),
   markdown: markdownInput.optional(),
   tools: toolsInput.optional(),
+  model: modelSettingsInput.optional(),
   message: message.optional(),
   publish: z.boolean().optional().describe("Make the first version production. Default false."),
 });
@@ -164,6 +166,7 @@ export const saveVersionFields = z.strictObject({
   sections: sectionsInput.optional(),
   markdown: markdownInput.optional(),
   tools: toolsInput.optional(),
+  model: modelSettingsInput.optional(),
   message: message.optional(),
   publish: z.boolean().optional().describe("Also point production at this version. Default false."),
   base_version: text()
@@ -269,7 +272,8 @@ export function describeZodError(error: z.ZodError, root = "body"): string {
   let problem = issue.message;
   if (issue.code === "unrecognized_keys") {
     path.push(issue.keys[0] as string);
-    problem = "is not a known field";
+    // A schema may say why a key is unknown (model settings point to model.extra); the rest say it plainly.
+    problem = issue.message === UNKNOWN_SETTING ? UNKNOWN_SETTING : "is not a known field";
   } else if (issue.code === "invalid_key") {
     // The key itself is what is wrong: name the object that holds it, not the key (it may not even print).
     path.pop();
@@ -291,6 +295,7 @@ export const importedVersion = z.strictObject({
   saved_by: text().max(200, "must be at most 200 characters").nullable().optional().describe("Kept as recorded"),
   sections: sectionsInput,
   tools: toolsInput.optional(),
+  model: modelSettingsInput.optional(),
 });
 
 /**

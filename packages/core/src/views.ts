@@ -1,4 +1,4 @@
-import type { SectionWithId, Tool } from "./content.js";
+import type { ModelSettings, SectionWithId, Tool } from "./content.js";
 
 /** What resolved a read: the contract's three, or a label's name (docs/releases.md). */
 export type Label = "production" | "latest" | "version" | (string & {});
@@ -18,6 +18,8 @@ export interface PromptView {
   prompt: string;
   sections: SectionWithId[];
   tools?: Tool[];
+  /** The version's model settings, canonical JSON key order; omitted when it has none (additive). */
+  model?: ModelSettings;
   variables: string[];
   version: string;
   label: Label;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { checkModel, modelText } from "../src/editor/model-settings";
 import { checkTools } from "../src/editor/tools";
 import { moveItem } from "../src/forms/sections";
 import { publishKind } from "../src/history/versions";
@@ -119,5 +120,26 @@ describe("snippets", () => {
     expect(pythonSnippet({ ...target, guard: false }, ["x"], files)).toContain(
       'promptstore.get("support-bot", guard=False)',
     );
+  });
+});
+
+describe("checkModel", () => {
+  it("takes empty text as no settings, and shows none as empty", () => {
+    expect(checkModel("  ")).toEqual({ ok: true, model: undefined });
+    expect(modelText(undefined)).toBe("");
+  });
+
+  it("parses and checks with the server's schema, naming fields as the API does", () => {
+    expect(checkModel('{"name":"gpt-4o","top_p":0.5}')).toEqual({ ok: true, model: { name: "gpt-4o", top_p: 0.5 } });
+    expect(checkModel('{"name":"m","seed":1}')).toEqual({
+      ok: false,
+      error: "model.seed: is not a known setting; put provider-specific settings in model.extra",
+    });
+    expect(checkModel('{"name":"m","stop":["a",""]}')).toEqual({
+      ok: false,
+      error: "model.stop[1]: must not be empty",
+    });
+    expect(checkModel("[]")).toEqual({ ok: false, error: "model: Invalid input: expected object, received array" });
+    expect(checkModel("{")).toMatchObject({ ok: false, error: expect.stringMatching(/^model: not valid JSON: /) });
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   countByStatus,
   type DiffSection,
+  diffModel,
   diffSections,
   diffTools,
   prettyJson,
@@ -178,6 +179,30 @@ describe("diffTools", () => {
     expect(diffTools([a], [b]).map((c) => c.status)).toEqual(["unchanged"]);
     expect(prettyJson(b)).toBe(
       '{\n  "function": {\n    "name": "t",\n    "parameters": {\n      "type": "object"\n    }\n  },\n  "type": "function"\n}',
+    );
+  });
+});
+
+describe("diffModel", () => {
+  it("is nothing when neither version has settings", () => {
+    expect(diffModel(undefined, undefined)).toBeNull();
+  });
+
+  it("says added, removed, changed or unchanged, titled by the model's name, as pretty JSON", () => {
+    expect(diffModel(undefined, { name: "m" })).toEqual({
+      status: "added",
+      name: "m",
+      before: null,
+      after: '{\n  "name": "m"\n}',
+    });
+    expect(diffModel({ name: "m" }, undefined)).toMatchObject({ status: "removed", name: "m", after: null });
+    expect(diffModel({ name: "a", temperature: 1 } as never, { name: "b" })).toMatchObject({
+      status: "changed",
+      name: "b",
+    });
+    // Key order is not a change.
+    expect(diffModel({ temperature: 1, name: "a" } as never, { name: "a", temperature: 1 } as never)?.status).toBe(
+      "unchanged",
     );
   });
 });

@@ -32,7 +32,17 @@ from .errors import (
     TimeoutError,
     UnexpectedVariablesError,
 )
-from .types import CreatePromptInput, Prompt, PromptChange, ReadKey, SaveVersionInput, Section, SectionInput
+from .types import (
+    CreatePromptInput,
+    ModelSettings,
+    Prompt,
+    PromptChange,
+    ReadKey,
+    ResponseFormat,
+    SaveVersionInput,
+    Section,
+    SectionInput,
+)
 from .variables import fill, variables_of
 
 __version__ = "0.1.0"
@@ -46,6 +56,8 @@ __all__ = [
     "PromptChange",
     "ReadKey",
     "CreatePromptInput",
+    "ModelSettings",
+    "ResponseFormat",
     "SaveVersionInput",
     "SectionInput",
     "fill",

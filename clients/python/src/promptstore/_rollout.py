@@ -98,10 +98,13 @@ def other_arm_view(read: Prompt, pinned: Prompt) -> Prompt:
     data: Dict[str, Any] = {}
     # Field by field in the order the server writes them (packages/server/src/http/read-json.ts).
     for key, value in read.raw.items():
-        if key == "tools":
+        # Tools and model settings are the version's content: the pinned arm's, or none.
+        if key in ("tools", "model"):
             continue
-        if key == "labels" and "tools" in content:
-            data["tools"] = content["tools"]
+        if key == "labels":
+            for own in ("tools", "model"):
+                if own in content:
+                    data[own] = content[own]
         if key in ("prompt", "sections", "variables", "version"):
             data[key] = content[key]
         elif key == "rollout":

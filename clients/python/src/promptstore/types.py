@@ -69,6 +69,12 @@ class Prompt:
         return self.raw.get("labels") or {}
 
     @property
+    def model(self) -> Optional[Mapping[str, Any]]:
+        """The version's model settings (``name``, ``temperature``, ``top_p``, ``max_output_tokens``, ``stop``,
+        ``response_format``, ``extra``), or None when it has none. Content: part of the version's hash."""
+        return self.raw.get("model")
+
+    @property
     def rollout(self) -> Optional[Mapping[str, Any]]:
         """When the label that served has a gradual rollout: ``candidate``, ``percent`` and this read's ``arm``."""
         return self.raw.get("rollout")
@@ -128,6 +134,26 @@ class SectionInput(TypedDict, total=False):
     enabled: bool
 
 
+class ResponseFormat(TypedDict, total=False):
+    """``{"type": "text"}``, ``{"type": "json_object"}``, or ``{"type": "json_schema", "json_schema": {...}}``."""
+
+    type: str
+    json_schema: Json
+
+
+class ModelSettings(TypedDict, total=False):
+    """A version's model settings; ``name`` is required when settings are sent. Unknown keys are refused:
+    provider-specific settings go in ``extra``."""
+
+    name: str
+    temperature: float
+    top_p: float
+    max_output_tokens: int
+    stop: List[str]
+    response_format: ResponseFormat
+    extra: Json
+
+
 class CreatePromptInput(TypedDict, total=False):
     """Body of ``POST /api/v2/prompts``: ``name`` and ``sections`` or ``markdown``."""
 
@@ -137,6 +163,7 @@ class CreatePromptInput(TypedDict, total=False):
     sections: List[SectionInput]
     markdown: str
     tools: List[Json]
+    model: ModelSettings
     message: str
     publish: bool
 
@@ -147,6 +174,7 @@ class SaveVersionInput(TypedDict, total=False):
     sections: List[SectionInput]
     markdown: str
     tools: List[Json]
+    model: ModelSettings
     message: str
     publish: bool
     name: str

@@ -497,6 +497,45 @@ export interface operations {
               };
             };
           }[];
+          /** @description The model settings of the version (content: hashed with the sections and tools); absent means none */
+          model?: {
+            /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
+            name: string;
+            /** @description Sampling temperature, 0 to 2 */
+            temperature?: number;
+            /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
+            top_p?: number;
+            /** @description The most tokens the model may answer with, 1 to 1 000 000 */
+            max_output_tokens?: number;
+            /** @description Up to 4 sequences at which the model stops */
+            stop?: string[];
+            /** @description How the model is to answer: text, any JSON object, or JSON matching a schema */
+            response_format?:
+              | {
+                  /** @constant */
+                  type: "text";
+                }
+              | {
+                  /** @constant */
+                  type: "json_object";
+                }
+              | {
+                  /** @constant */
+                  type: "json_schema";
+                  json_schema: {
+                    name: string;
+                    /** @description The JSON Schema the answer must match: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+                    schema: {
+                      [key: string]: unknown;
+                    };
+                    strict?: boolean;
+                  };
+                };
+            /** @description Provider-specific settings, passed on as they are: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+            extra?: {
+              [key: string]: unknown;
+            };
+          };
           /** @description A change note kept with the version, up to 1000 characters */
           message?: string;
           /** @description Make the first version production. Default false. */
@@ -606,6 +645,45 @@ export interface operations {
                   };
                 };
               }[];
+              /** @description The version's model settings, keys in canonical (RFC 8785) order; omitted when it has none */
+              model?: {
+                /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
+                name: string;
+                /** @description Sampling temperature, 0 to 2 */
+                temperature?: number;
+                /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
+                top_p?: number;
+                /** @description The most tokens the model may answer with, 1 to 1 000 000 */
+                max_output_tokens?: number;
+                /** @description Up to 4 sequences at which the model stops */
+                stop?: string[];
+                /** @description How the model is to answer: text, any JSON object, or JSON matching a schema */
+                response_format?:
+                  | {
+                      /** @constant */
+                      type: "text";
+                    }
+                  | {
+                      /** @constant */
+                      type: "json_object";
+                    }
+                  | {
+                      /** @constant */
+                      type: "json_schema";
+                      json_schema: {
+                        name: string;
+                        /** @description The JSON Schema the answer must match: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+                        schema: {
+                          [key: string]: unknown;
+                        };
+                        strict?: boolean;
+                      };
+                    };
+                /** @description Provider-specific settings, passed on as they are: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+                extra?: {
+                  [key: string]: unknown;
+                };
+              };
               variables: string[];
               /** @description SHA-256 hex of the version's canonical content */
               version: string;
@@ -710,6 +788,45 @@ export interface operations {
               };
             };
           }[];
+          /** @description The model settings of the version (content: hashed with the sections and tools); absent means none */
+          model?: {
+            /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
+            name: string;
+            /** @description Sampling temperature, 0 to 2 */
+            temperature?: number;
+            /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
+            top_p?: number;
+            /** @description The most tokens the model may answer with, 1 to 1 000 000 */
+            max_output_tokens?: number;
+            /** @description Up to 4 sequences at which the model stops */
+            stop?: string[];
+            /** @description How the model is to answer: text, any JSON object, or JSON matching a schema */
+            response_format?:
+              | {
+                  /** @constant */
+                  type: "text";
+                }
+              | {
+                  /** @constant */
+                  type: "json_object";
+                }
+              | {
+                  /** @constant */
+                  type: "json_schema";
+                  json_schema: {
+                    name: string;
+                    /** @description The JSON Schema the answer must match: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+                    schema: {
+                      [key: string]: unknown;
+                    };
+                    strict?: boolean;
+                  };
+                };
+            /** @description Provider-specific settings, passed on as they are: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+            extra?: {
+              [key: string]: unknown;
+            };
+          };
           /** @description A change note kept with the version, up to 1000 characters */
           message?: string;
           /** @description Also point production at this version. Default false. */
@@ -972,6 +1089,45 @@ export interface operations {
                 };
               };
             }[];
+            /** @description The model settings of the version (content: hashed with the sections and tools); absent means none */
+            model?: {
+              /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
+              name: string;
+              /** @description Sampling temperature, 0 to 2 */
+              temperature?: number;
+              /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
+              top_p?: number;
+              /** @description The most tokens the model may answer with, 1 to 1 000 000 */
+              max_output_tokens?: number;
+              /** @description Up to 4 sequences at which the model stops */
+              stop?: string[];
+              /** @description How the model is to answer: text, any JSON object, or JSON matching a schema */
+              response_format?:
+                | {
+                    /** @constant */
+                    type: "text";
+                  }
+                | {
+                    /** @constant */
+                    type: "json_object";
+                  }
+                | {
+                    /** @constant */
+                    type: "json_schema";
+                    json_schema: {
+                      name: string;
+                      /** @description The JSON Schema the answer must match: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+                      schema: {
+                        [key: string]: unknown;
+                      };
+                      strict?: boolean;
+                    };
+                  };
+              /** @description Provider-specific settings, passed on as they are: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+              extra?: {
+                [key: string]: unknown;
+              };
+            };
           }[];
           /** @description Points latest at this version (sent in this request or held already); required to create */
           latest_version?: string;
@@ -1905,6 +2061,45 @@ export interface operations {
                   };
                 };
               }[];
+              /** @description The version's model settings, keys in canonical (RFC 8785) order; omitted when it has none */
+              model?: {
+                /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
+                name: string;
+                /** @description Sampling temperature, 0 to 2 */
+                temperature?: number;
+                /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
+                top_p?: number;
+                /** @description The most tokens the model may answer with, 1 to 1 000 000 */
+                max_output_tokens?: number;
+                /** @description Up to 4 sequences at which the model stops */
+                stop?: string[];
+                /** @description How the model is to answer: text, any JSON object, or JSON matching a schema */
+                response_format?:
+                  | {
+                      /** @constant */
+                      type: "text";
+                    }
+                  | {
+                      /** @constant */
+                      type: "json_object";
+                    }
+                  | {
+                      /** @constant */
+                      type: "json_schema";
+                      json_schema: {
+                        name: string;
+                        /** @description The JSON Schema the answer must match: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+                        schema: {
+                          [key: string]: unknown;
+                        };
+                        strict?: boolean;
+                      };
+                    };
+                /** @description Provider-specific settings, passed on as they are: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+                extra?: {
+                  [key: string]: unknown;
+                };
+              };
               variables: string[];
               /** @description SHA-256 hex of the version's canonical content */
               version: string;

@@ -17,6 +17,8 @@ import { shortHash } from "../ui/format";
 import { ErrorState, errorText, Loading } from "../ui/States";
 import { DetailsCard } from "./DetailsCard";
 import { useDraftRescue, useLeaveGuard } from "./editor-hooks";
+import { ModelSettingsCard } from "./ModelSettingsCard";
+import { checkModel, modelText } from "./model-settings";
 import { peekDraft } from "./rescue";
 import { SaveBar } from "./SaveBar";
 import { SectionList } from "./SectionList";
@@ -38,10 +40,12 @@ interface Draft {
   description: string;
   sections: DraftSection[];
   tools: string;
+  /** The model settings as typed (JSON); empty for none. */
+  model: string;
 }
 
 const snapshot = (draft: Draft) =>
-  JSON.stringify([draft.name, draft.description, sectionsBody(draft.sections), draft.tools]);
+  JSON.stringify([draft.name, draft.description, sectionsBody(draft.sections), draft.tools, draft.model]);
 
 type Notice = { kind: "success" | "info"; text: string };
 
@@ -50,6 +54,8 @@ const isShown = (field: string) =>
   SHOWN.has(field) ||
   field === "tools" ||
   field.startsWith("tools[") ||
+  field === "model" ||
+  field.startsWith("model.") ||
   sectionField(field)?.part === "title" ||
   sectionField(field)?.part === "content";
 
@@ -66,9 +72,16 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
     description: rescued?.description ?? initial.description,
     sections: (rescued?.sections ?? initial.sections).map((s) => draftSection(s)),
     tools: rescued?.tools ?? toolsText(initial.tools),
+    model: rescued?.model ?? modelText(initial.model),
   }));
   const [baseline, setBaseline] = useState(() =>
-    JSON.stringify([initial.name, initial.description, sectionsBody(initial.sections), toolsText(initial.tools)]),
+    JSON.stringify([
+      initial.name,
+      initial.description,
+      sectionsBody(initial.sections),
+      toolsText(initial.tools),
+      modelText(initial.model),
+    ]),
   );
   const [startedFrom, setStartedFrom] = useState(initial.version);
   // The latest version this edit builds on: a save from a stale base is refused (409) instead of replacing
@@ -86,6 +99,7 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
 
   const dirty = snapshot(draft) !== baseline;
   const tools = useMemo(() => checkTools(draft.tools), [draft.tools]);
+  const model = useMemo(() => checkModel(draft.model), [draft.model]);
   useDraftRescue(projectId, initial.id, () =>
     dirty
       ? {
@@ -94,6 +108,7 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
           description: draft.description,
           sections: sectionsBody(draft.sections),
           tools: draft.tools,
+          model: draft.model,
           message,
         }
       : null,
@@ -104,13 +119,15 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
     setDraft((d) => ({ ...d, sections: update(d.sections) }));
 
   const submit = (publish: boolean) => {
-    if (readOnly || save.isPending || !tools.ok) return;
+    if (readOnly || save.isPending || !tools.ok || !model.ok) return;
     setNotice(null);
     const body = validate(saveVersionBody, {
       name: draft.name,
       description: draft.description,
       sections: sectionsBody(draft.sections),
       tools: tools.tools,
+      // Empty settings are none: the version saved has no model settings.
+      ...(model.model === undefined ? {} : { model: model.model }),
       ...(message.trim() === "" ? {} : { message }),
       publish,
       base_version: base,
@@ -210,12 +227,20 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
         errors={errors}
         onChange={(value) => setDraft((d) => ({ ...d, tools: value }))}
       />
+      <ModelSettingsCard
+        headingId={headingId}
+        value={draft.model}
+        model={model}
+        readOnly={readOnly}
+        errors={errors}
+        onChange={(value) => setDraft((d) => ({ ...d, model: value }))}
+      />
       {readOnly ? null : (
         <SaveBar
           message={message}
           errors={errors}
           pending={save.isPending}
-          disabled={save.isPending || !tools.ok}
+          disabled={save.isPending || !tools.ok || !model.ok}
           onMessage={setMessage}
           onPublish={() => submit(true)}
         />

@@ -9,6 +9,8 @@ export interface RescuedDraft {
   description: string;
   sections: { title: string; content: string; enabled: boolean }[];
   tools: string;
+  /** Absent in a draft kept before model settings existed. */
+  model?: string;
   message: string;
 }
 

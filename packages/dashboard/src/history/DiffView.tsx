@@ -5,7 +5,15 @@ import { useMemo } from "react";
 import { promptViewQuery } from "../api/queries";
 import { shortHash } from "../ui/format";
 import { ErrorState, Loading } from "../ui/States";
-import { countByStatus, diffSections, diffTools, type SectionChange, type ToolChange } from "./section-diff";
+import {
+  countByStatus,
+  diffModel,
+  diffSections,
+  diffTools,
+  type ModelChange,
+  type SectionChange,
+  type ToolChange,
+} from "./section-diff";
 
 interface DiffViewProps {
   projectId: string;
@@ -31,6 +39,7 @@ function Comparison({ before, after }: { before: PromptView; after: PromptView }
   const tools = useMemo(() => diffTools(before.tools ?? [], after.tools ?? []), [before, after]);
   const counts = countByStatus(sections);
   const toolCounts = countByStatus(tools);
+  const model = useMemo(() => diffModel(before.model, after.model), [before, after]);
   const summary = (["changed", "moved", "added", "removed", "unchanged"] as const)
     .filter((s) => counts[s])
     .map((s) => `${counts[s]} ${STATUS_WORDS[s]}`)
@@ -52,7 +61,8 @@ function Comparison({ before, after }: { before: PromptView; after: PromptView }
       <p className="diff-summary" role="status">
         <span className="hash">{fromLabel}</span> → <span className="hash">{toLabel}</span>: sections{" "}
         {summary || "none"}
-        {tools.length > 0 ? `; tools ${toolsChanged ? describeToolCounts(toolCounts) : "unchanged"}` : ""}.
+        {tools.length > 0 ? `; tools ${toolsChanged ? describeToolCounts(toolCounts) : "unchanged"}` : ""}
+        {model ? `; model settings ${STATUS_WORDS[model.status]}` : ""}.
       </p>
       <ol className="diff-list" aria-label="Sections">
         {sections.map((change, i) => (
@@ -70,7 +80,48 @@ function Comparison({ before, after }: { before: PromptView; after: PromptView }
           </ol>
         </div>
       ) : null}
+      {model ? (
+        <div className="diff-tools">
+          <h3>Model settings</h3>
+          <ol className="diff-list" aria-label="Model settings">
+            <ModelDiffItem change={model} fromLabel={fromLabel} toLabel={toLabel} />
+          </ol>
+        </div>
+      ) : null}
     </div>
+  );
+}
+
+/** The settings of the two versions, whole, with the changed words marked: they are short. */
+function ModelDiffItem({ change, fromLabel, toLabel }: { change: ModelChange; fromLabel: string; toLabel: string }) {
+  const parts = useMemo(
+    () => (change.before !== null && change.after !== null ? wordDiff(change.before, change.after) : null),
+    [change],
+  );
+  if (change.status === "unchanged") {
+    return (
+      <li className="diff-item diff-unchanged">
+        <details>
+          <summary className="diff-head">
+            <StatusBadge status="unchanged" />
+            <strong className="diff-title">{change.name}</strong>
+          </summary>
+          <pre className="diff-text diff-text-plain">{change.after}</pre>
+        </details>
+      </li>
+    );
+  }
+  return (
+    <li className={`diff-item diff-${change.status}`}>
+      <div className="diff-head">
+        <StatusBadge status={change.status} />
+        <strong className="diff-title">{change.name}</strong>
+      </div>
+      <div className="diff-cols">
+        <DiffColumn side="before" version={fromLabel} parts={parts} text={change.before ?? undefined} />
+        <DiffColumn side="after" version={toLabel} parts={parts} text={change.after ?? undefined} />
+      </div>
+    </li>
   );
 }
 

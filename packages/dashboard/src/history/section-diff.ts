@@ -203,3 +203,21 @@ export function countByStatus<S extends string>(changes: readonly { status: S }[
   for (const change of changes) counts[change.status] = (counts[change.status] ?? 0) + 1;
   return counts;
 }
+
+/** The model settings of two versions, as pretty JSON; null when neither has any. */
+export interface ModelChange {
+  status: "changed" | "added" | "removed" | "unchanged";
+  /** The model's name after (else before): what the change is titled by. */
+  name: string;
+  before: string | null;
+  after: string | null;
+}
+
+export function diffModel(from: { name: string } | undefined, to: { name: string } | undefined): ModelChange | null {
+  if (from === undefined && to === undefined) return null;
+  const before = from === undefined ? null : prettyJson(from);
+  const after = to === undefined ? null : prettyJson(to);
+  const name = (to ?? from)?.name ?? "";
+  const status = before === null ? "added" : after === null ? "removed" : before === after ? "unchanged" : "changed";
+  return { status, name, before, after };
+}

@@ -15,7 +15,8 @@ export function v2ReadJson(read: PromptRead): string {
     `"sections":${document.sectionsJson},"variables":${document.variablesJson},"version":${json(read.hash)},` +
     `"label":${json(read.label)},"production_version":${json(prompt.production_version)},` +
     `"created_at":${json(prompt.created_at)},"updated_at":${json(prompt.updated_at)}` +
-    `${document.toolsJson === "[]" ? "" : `,"tools":${document.toolsJson}`},"labels":${read.labelsJson}` +
+    `${document.toolsJson === "[]" ? "" : `,"tools":${document.toolsJson}`}` +
+    `${document.modelJson === null ? "" : `,"model":${document.modelJson}`},"labels":${read.labelsJson}` +
     `${read.fallbackFor === undefined ? "" : `,"fallback_for":${json(read.fallbackFor)}`}` +
     `${read.rollout === undefined ? "" : `,"rollout":${json(read.rollout)}`}}}`
   );

@@ -3,6 +3,7 @@
  * real responses with them, so the document cannot drift from what the server sends.
  */
 
+import { modelSettingsInput } from "@promptstore/core/model-settings";
 import { toolInput } from "@promptstore/core/schemas";
 import { FULL_HASH } from "@promptstore/core/version-ref";
 import { z } from "zod";
@@ -33,6 +34,9 @@ export const promptView = z.strictObject({
   prompt: z.string().describe("Enabled sections assembled as <Tag>…</Tag> blocks, guard appended when on"),
   sections: z.array(sectionOut),
   tools: z.array(toolInput).optional().describe("Omitted when the version defines none"),
+  model: modelSettingsInput
+    .optional()
+    .describe("The version's model settings, keys in canonical (RFC 8785) order; omitted when it has none"),
   variables: z.array(z.string()),
   version: hash,
   label: z

@@ -27,7 +27,7 @@ export function prepareVersion(
     ...history,
     content,
     sections,
-    document: versionDocument(sections, content.tools),
+    document: versionDocument(sections, content.tools, content.model),
   };
 }
 

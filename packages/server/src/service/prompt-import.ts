@@ -36,7 +36,7 @@ export async function importPrompt(
   );
   const prepared = body.versions.map((v, i): NewVersion => {
     const version = prepareVersion(
-      { sections: v.sections, tools: v.tools },
+      { sections: v.sections, tools: v.tools, model: v.model },
       { message: v.message ?? null, created_at: v.created_at, saved_by: v.saved_by ?? caller.actor },
     );
     if (version.hash !== v.version) {

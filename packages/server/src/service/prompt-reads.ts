@@ -206,7 +206,7 @@ async function pinnedHash(store: ProjectStore, promptId: string, ref: string): P
 /** For a version saved before documents were stored: computed from its rows once, then kept. */
 async function computeDocument(store: ProjectStore, promptId: string, hash: string): Promise<VersionDocument> {
   const content = await store.getVersionContent(promptId, hash);
-  const document = versionDocument(content.sections, content.tools);
+  const document = versionDocument(content.sections, content.tools, content.model);
   // Storing it only spares the next read this work: a failure to store must not fail this read.
   await store.saveDocument(promptId, hash, document).catch(() => {});
   return document;

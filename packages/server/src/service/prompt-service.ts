@@ -469,6 +469,7 @@ function toView(read: PromptRead): PromptView {
   } as PromptView;
   // In the order v2's spliced bytes have them (read-json.ts).
   if (document.toolsJson !== "[]") view.tools = JSON.parse(document.toolsJson);
+  if (document.modelJson !== null) view.model = JSON.parse(document.modelJson);
   view.labels = JSON.parse(read.labelsJson);
   if (read.fallbackFor !== undefined) view.fallback_for = read.fallbackFor;
   if (read.rollout !== undefined) view.rollout = read.rollout;

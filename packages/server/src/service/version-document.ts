@@ -1,5 +1,6 @@
 import { assemble, withGuard } from "@promptstore/core/assemble";
-import type { SectionWithId, Tool } from "@promptstore/core/content";
+import type { ModelSettings, SectionWithId, Tool } from "@promptstore/core/content";
+import { modelJson } from "@promptstore/core/hash";
 import { extractVariables } from "@promptstore/core/variables";
 import type { VersionDocument } from "../store/prompt-rows.js";
 
@@ -7,7 +8,11 @@ import type { VersionDocument } from "../store/prompt-rows.js";
  * The document of a version, computed once when it is saved (versions never change). Sections are
  * serialized with their keys in the order every read has always returned them.
  */
-export function versionDocument(sections: readonly SectionWithId[], tools: readonly Tool[]): VersionDocument {
+export function versionDocument(
+  sections: readonly SectionWithId[],
+  tools: readonly Tool[],
+  model: ModelSettings | undefined,
+): VersionDocument {
   return {
     textJson: JSON.stringify(assemble(sections)),
     variablesJson: JSON.stringify(extractVariables(sections)),
@@ -15,6 +20,7 @@ export function versionDocument(sections: readonly SectionWithId[], tools: reado
       sections.map((s) => ({ id: s.id, title: s.title, content: s.content, enabled: s.enabled })),
     ),
     toolsJson: JSON.stringify(tools),
+    modelJson: model === undefined ? null : modelJson(model),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Content, SectionWithId, Tool } from "@promptstore/core/content";
+import type { Content, ModelSettings, SectionWithId, Tool } from "@promptstore/core/content";
 import type { PromptsTable } from "./schema.js";
 
 /**
@@ -14,10 +14,11 @@ export interface VersionRow {
   saved_by: string | null;
 }
 
-/** A version's content as written: its sections with their ids, and its tools. */
+/** A version's content as written: its sections with their ids, its tools and its model settings. */
 export interface VersionContent {
   sections: SectionWithId[];
   tools: Tool[];
+  model?: ModelSettings | undefined;
 }
 
 /** A version ready to insert: its hash, history, content as written, sections with ids, and read document. */
@@ -42,6 +43,8 @@ export interface VersionDocument {
   sectionsJson: string;
   /** `[]` when the version has no tools. */
   toolsJson: string;
+  /** The model settings as canonical JSON; null when the version has none. */
+  modelJson: string | null;
 }
 
 /**
@@ -62,12 +65,19 @@ export type DocumentColumns = {
   variables_json: string | null;
   sections_json: string | null;
   tools_json: string | null;
+  model: string | null;
 };
 
 export function documentOf(row: DocumentColumns): VersionDocument | null {
-  const { text_json, variables_json, sections_json, tools_json } = row;
+  const { text_json, variables_json, sections_json, tools_json, model } = row;
   if (text_json === null || variables_json === null || sections_json === null || tools_json === null) return null;
-  return { textJson: text_json, variablesJson: variables_json, sectionsJson: sections_json, toolsJson: tools_json };
+  return {
+    textJson: text_json,
+    variablesJson: variables_json,
+    sectionsJson: sections_json,
+    toolsJson: tools_json,
+    modelJson: model,
+  };
 }
 
 export function promptOf(row: PromptRow): PromptRow {
@@ -95,6 +105,7 @@ export const READ_COLUMNS = [
   "v.variables_json",
   "v.sections_json",
   "v.tools_json",
+  "v.model",
 ] as const;
 
 export const PROMPT_COLUMNS = [
@@ -124,4 +135,5 @@ export const documentColumns = (document: VersionDocument): DocumentColumns => (
   variables_json: document.variablesJson,
   sections_json: document.sectionsJson,
   tools_json: document.toolsJson,
+  model: document.modelJson,
 });

@@ -1,4 +1,4 @@
-import type { Tool } from "@promptstore/core/content";
+import type { ModelSettings, Tool } from "@promptstore/core/content";
 import type { PromptEvent } from "@promptstore/core/events";
 import type { Kysely } from "kysely";
 import { type NewAuditEntry, recordAudit } from "./audit.js";
@@ -169,7 +169,7 @@ export class ProjectStore {
     return rows.map((r) => r.hash);
   }
 
-  /** The sections and tools of one version, from their own rows: what its document is computed from. */
+  /** The content of one version, from its own rows: what its document is computed from. */
   async getVersionContent(promptId: string, hash: string): Promise<VersionContent> {
     const sections = await this.db
       .selectFrom("version_sections")
@@ -179,14 +179,25 @@ export class ProjectStore {
       .where("hash", "=", hash)
       .orderBy("position")
       .execute();
-    return { sections: sections.map(toSection), tools: await this.getTools(promptId, hash) };
+    const version = await this.db
+      .selectFrom("versions")
+      .select("model")
+      .where("project_id", "=", this.projectId)
+      .where("prompt_id", "=", promptId)
+      .where("hash", "=", hash)
+      .executeTakeFirst();
+    const content: VersionContent = { sections: sections.map(toSection), tools: await this.getTools(promptId, hash) };
+    if (version?.model) content.model = JSON.parse(version.model) as ModelSettings;
+    return content;
   }
 
   /** Stores the document of a version saved before documents were; a version that has one keeps it. */
   async saveDocument(promptId: string, hash: string, document: VersionDocument): Promise<void> {
+    // The model column is the version's content, written once with it; a document never rewrites it.
+    const { model: _model, ...columns } = documentColumns(document);
     await this.db
       .updateTable("versions")
-      .set(documentColumns(document))
+      .set(columns)
       .where("project_id", "=", this.projectId)
       .where("prompt_id", "=", promptId)
       .where("hash", "=", hash)

@@ -73,6 +73,8 @@ export interface VersionsTable {
   variables_json: string | null;
   sections_json: string | null;
   tools_json: string | null;
+  /** The model settings as canonical JSON (migration 011), null when the version has none. */
+  model: string | null;
 }
 
 export interface VersionSectionsTable {

@@ -145,6 +145,35 @@ const tool = fc.record(
   { requiredKeys: [] },
 );
 
+/** Model settings: mostly in range, with hostile names, deep `extra`, unknown keys and every response format. */
+const modelSettings = fc.record(
+  {
+    name: fc.oneof(fc.constantFrom("gpt-4o", "__proto__", " ", "m".repeat(201)), nastyString),
+    temperature: fc.oneof(fc.double({ min: -1, max: 3, noNaN: true }), jsonValue),
+    top_p: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), jsonValue),
+    max_output_tokens: fc.oneof(fc.integer({ min: -1, max: 2_000_000 }), jsonValue),
+    stop: fc.oneof(fc.array(fc.oneof(fc.constant("END"), nastyString), { maxLength: 6 }), jsonValue),
+    response_format: fc.oneof(
+      fc.constantFrom({ type: "text" }, { type: "json_object" }, { type: "xml" }),
+      fc.record({
+        type: fc.constant("json_schema"),
+        json_schema: fc.record(
+          {
+            name: fc.oneof(fc.constant("answer"), nastyString),
+            schema: jsonValue,
+            strict: fc.oneof(fc.boolean(), jsonValue),
+          },
+          { requiredKeys: [] },
+        ),
+      }),
+      jsonValue,
+    ),
+    extra: fc.oneof(fc.constant({ seed: 1 }), jsonValue),
+    seed: jsonValue,
+  },
+  { requiredKeys: [] },
+);
+
 /** Mostly a valid value, sometimes a hostile string, sometimes a value of any type. */
 const mostly = <T>(valid: fc.Arbitrary<T>): fc.Arbitrary<unknown> =>
   fc.oneof({ weight: 6, arbitrary: valid }, { weight: 2, arbitrary: nastyString }, { weight: 1, arbitrary: jsonValue });
@@ -168,6 +197,7 @@ const bodyObject = (ids: string[]) =>
         description: mostly(plainText),
         sections: mostly(fc.array(validSection, { minLength: 1, maxLength: 3 })),
         tools: mostly(fc.array(tool, { maxLength: 2 })),
+        model: mostly(modelSettings),
         message: mostly(plainText),
         publish: mostly(fc.boolean()),
         base_version: mostly(versionRef([])),
@@ -178,6 +208,7 @@ const bodyObject = (ids: string[]) =>
       {
         name: mostly(plainText),
         markdown: mostly(fc.constantFrom("# A\nx", "text\n# A\ny", "```\n# no\n```", "# </A>\n{{ x }}")),
+        model: mostly(fc.record({ name: plainText, temperature: fc.double({ min: 0, max: 2, noNaN: true }) })),
         publish: mostly(fc.boolean()),
       },
       { requiredKeys: ["markdown"] },
@@ -198,6 +229,7 @@ const bodyObject = (ids: string[]) =>
                 created_at: mostly(fc.constantFrom("2025-01-01T00:00:00.000Z", "")),
                 saved_by: mostly(plainText),
                 sections: mostly(fc.array(validSection, { minLength: 1, maxLength: 2 })),
+                model: mostly(modelSettings),
               },
               { requiredKeys: ["version", "created_at", "sections"] },
             ),
@@ -633,6 +665,7 @@ export const mcpMessage = (world: FuzzWorld): fc.Arbitrary<string> => {
       sections: fc.oneof(fc.array(section, { maxLength: 3 }), jsonValue),
       markdown: fc.oneof(fc.constant("# A\nx"), nastyString),
       tools: fc.oneof(fc.array(tool, { maxLength: 2 }), jsonValue),
+      model: fc.oneof(modelSettings, jsonValue),
       publish: fc.oneof(fc.boolean(), jsonValue),
       message: nastyString,
       limit: fc.oneof(fc.integer({ min: -1, max: 1000 }), jsonValue),

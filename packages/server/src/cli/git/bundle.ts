@@ -44,6 +44,7 @@ export async function exportBundle(file: string, options: RemoteOptions): Promis
       const content = {
         sections: view.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled })),
         tools: (view.tools ?? []) as BundledVersion["tools"] & object,
+        ...(view.model !== undefined ? { model: view.model as BundledVersion["model"] & object } : {}),
       };
       if (contentHash(content) !== v.version) {
         throw new CliError(`${prompt.id}: version ${v.version} read back with content of another hash`);
@@ -55,6 +56,7 @@ export async function exportBundle(file: string, options: RemoteOptions): Promis
         saved_by: v.saved_by,
         sections: content.sections,
         tools: content.tools,
+        ...(content.model !== undefined ? { model: content.model } : {}),
       });
     }
     prompts.push({
@@ -99,6 +101,7 @@ async function readBundle(file: string): Promise<Bundle> {
       const hash = contentHash({
         sections: v.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled ?? true })),
         tools: v.tools ?? [],
+        ...(v.model !== undefined ? { model: v.model } : {}),
       });
       if (hash !== v.version)
         throw new CliError(`${file}: ${prompt.id}: version ${v.version} does not match its content`);

@@ -1,4 +1,5 @@
-import type { Section } from "@promptstore/core/content";
+import type { ModelSettings, Section } from "@promptstore/core/content";
+import { modelJson } from "@promptstore/core/hash";
 import { structuredPatch } from "diff";
 import { connect, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
 import { readLock } from "./lockfile.js";
@@ -30,6 +31,13 @@ export interface PromptDiff {
   sections: SectionChange[];
   /** Unified-diff lines of the tools as JSON, when they differ. */
   tools?: string[];
+  /** Unified-diff lines of the model settings as JSON (null for none), when they differ. */
+  model?: string[];
+}
+
+/** Settings in canonical key order (as the server reads them back), so that only a real change shows. */
+function settingsText(model: ModelSettings | undefined): string {
+  return model === undefined ? "null" : JSON.stringify(JSON.parse(modelJson(model)), null, 2);
 }
 
 function lineDiff(from: string, to: string): string[] {
@@ -112,6 +120,9 @@ export function diffPrompt(
   const fromTools = JSON.stringify(from?.content.tools ?? [], null, 2);
   const toTools = JSON.stringify(to.content.tools, null, 2);
   if (fromTools !== toTools) result.tools = lineDiff(fromTools, toTools);
+  const fromModel = settingsText(from?.content.model);
+  const toModel = settingsText(to.content.model);
+  if (fromModel !== toModel) result.model = lineDiff(fromModel, toModel);
   return result;
 }
 
@@ -139,7 +150,7 @@ export async function diff(dir: string, options: RemoteOptions): Promise<PromptD
       state.local.hash,
       server?.latest_version ?? null,
     );
-    if (d.sections.length > 0 || d.name || d.description || d.tools || !base) diffs.push(d);
+    if (d.sections.length > 0 || d.name || d.description || d.tools || d.model || !base) diffs.push(d);
   }
   return diffs;
 }
@@ -179,6 +190,10 @@ export function describeDiff(diffs: PromptDiff[], colour: boolean): string {
     if (d.tools) {
       out.push(paint("yellow", "  tools changed"));
       for (const l of d.tools) out.push(`    ${line(l)}`);
+    }
+    if (d.model) {
+      out.push(paint("yellow", "  model settings changed"));
+      for (const l of d.model) out.push(`    ${line(l)}`);
     }
   }
   return out.join("\n");

@@ -2,6 +2,7 @@ import type { Content, Section } from "@promptstore/core/content";
 import { AppError } from "@promptstore/core/errors";
 import { contentHash } from "@promptstore/core/hash";
 import { markdownToSections } from "@promptstore/core/markdown";
+import { modelSettingsInput } from "@promptstore/core/model-settings";
 import {
   describeZodError,
   promptDescription,
@@ -32,6 +33,7 @@ const frontMatter = z.strictObject({
   description: promptDescription.optional(),
   disabled: z.array(disabledEntry).optional(),
   tools: toolsInput.optional(),
+  model: modelSettingsInput.optional(),
   // Content Markdown cannot carry exactly (see renderPromptFile) is written here instead of the body.
   sections: sectionsInput.optional(),
 });
@@ -70,6 +72,7 @@ function render(file: PromptFile, asMarkdown: boolean): string {
     front.sections = file.content.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled }));
   }
   if (file.content.tools.length > 0) front.tools = file.content.tools;
+  if (file.content.model !== undefined) front.model = file.content.model;
   const yaml = stringify(front, { lineWidth: 0 });
   return asMarkdown ? `---\n${yaml}---\n\n${markdownBody(file.content.sections)}\n` : `---\n${yaml}---\n`;
 }
@@ -96,7 +99,7 @@ export function renderPromptFile(file: PromptFile): string {
   throw new CliError(`prompt ${file.id}: cannot be written as a file that reads back identically`);
 }
 
-/** What every prompt file's front matter must say; the rest (description, tools, disabled, sections) is optional. */
+/** What every prompt file's front matter must say; the rest (description, tools, model, disabled, sections) is optional. */
 const REQUIRED_KEYS = ["id", "name"] as const;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -179,6 +182,6 @@ export function parsePromptFile(text: string, fileName: string): PromptFile {
     id: meta.id,
     name: meta.name,
     description: meta.description ?? "",
-    content: { sections, tools: meta.tools ?? [] },
+    content: { sections, tools: meta.tools ?? [], ...(meta.model !== undefined ? { model: meta.model } : {}) },
   };
 }

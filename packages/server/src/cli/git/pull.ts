@@ -27,6 +27,7 @@ export async function fetchPromptFile(
     content: {
       sections: view.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled })),
       tools: (view.tools ?? []) as PromptFile["content"]["tools"],
+      ...(view.model !== undefined ? { model: view.model as PromptFile["content"]["model"] } : {}),
     },
   };
 }

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { type Tool as ApiTool, PromptstoreError } from "@promptstore/client";
+import { type ModelSettings as ApiModelSettings, type Tool as ApiTool, PromptstoreError } from "@promptstore/client";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
 import { otherLabels, readLock, writeLock } from "./lockfile.js";
@@ -115,6 +115,8 @@ async function pushOne(
   const prompt = local.prompt;
   // The file's tools passed the same schema the API validates with; only their static types differ.
   const tools = prompt.content.tools as unknown as ApiTool[];
+  // Absent from the body when the file has none: a version without settings.
+  const model = prompt.content.model === undefined ? {} : { model: prompt.content.model as ApiModelSettings };
   // Production is published with the version, as a save with `publish` does; another label is moved after.
   const label = options.publish === true ? "production" : options.publish || undefined;
   const publish = label === "production";
@@ -155,6 +157,7 @@ async function pushOne(
           ...(prompt.description !== "" ? { description: prompt.description } : {}),
           sections: prompt.content.sections,
           ...(tools.length > 0 ? { tools } : {}),
+          ...model,
           ...(options.message !== undefined ? { message: options.message } : {}),
           publish,
         }),
@@ -181,6 +184,7 @@ async function pushOne(
       saved = await client.save(id, {
         sections: prompt.content.sections,
         tools,
+        ...model,
         ...(options.message !== undefined ? { message: options.message } : {}),
         publish,
         name: prompt.name,
