@@ -3,7 +3,7 @@
 // side-by-side diff of two versions differing in one paragraph, and the preview. Writes its own section of
 // bench/results.md (between the big-prompt markers), leaving the other rows alone.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bigPromptMarkdown, editedBigPrompt } from "@promptstore/core/testing/big-prompt";
@@ -166,6 +166,9 @@ async function main() {
       `SQLite. The prompt is core's test fixture (\`bigPromptMarkdown()\`: ${Buffer.byteLength(markdown)} bytes, four sections, the`,
       "second about 246 000 characters with headings, lists, code fences and tables); the second version rewrites one",
       `paragraph of it. Page times are the page's own clock from navigation start, fresh context, ${RUNS} runs, median.`,
+      `Load average when written: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(", ")} (other work shares the machine: the small prompt's row below is the yardstick).`,
       `A keystroke is timed from Playwright's key press until the next frame is drawn (${KEYSTROKES} keystrokes at the end of`,
       "the big section), so it includes two DevTools round trips.",
       "",
