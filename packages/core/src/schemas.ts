@@ -12,7 +12,6 @@ import { FULL_HASH, refPattern } from "./version-ref.js";
 export const LIMITS = {
   sectionsPerVersion: 100,
   titleLength: 100,
-  sectionContentLength: 100_000,
   nameLength: 200,
   descriptionLength: 2000,
   messageLength: 1000,
@@ -25,10 +24,8 @@ export const LIMITS = {
    */
   toolParametersDepth: 32,
   toolParametersLength: 100_000,
-  markdownLength: 1_048_576,
   /** Versions in one import request; a longer history is sent in several (each is idempotent). */
   versionsPerImport: 100,
-  bodyBytes: 1_048_576,
 } as const;
 
 export const promptId = text()
@@ -50,9 +47,10 @@ export const sectionInput = z.strictObject({
     .max(LIMITS.titleLength, `must be at most ${LIMITS.titleLength} characters`)
     .refine((t) => t.trim() !== "", "must not be blank")
     .describe("The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>)"),
-  content: text()
-    .max(LIMITS.sectionContentLength, `must be at most ${LIMITS.sectionContentLength} characters`)
-    .describe("The section's text; {{ name }} marks a variable the caller fills in"),
+  // Its length is bounded by the server's configuration, checked by the service (content-limits.ts).
+  content: text().describe(
+    "The section's text; {{ name }} marks a variable the caller fills in. At most the server's PROMPTSTORE_MAX_SECTION_CHARS characters (1 000 000 unless configured).",
+  ),
   enabled: z
     .boolean()
     .optional()
@@ -114,9 +112,9 @@ export const toolsInput = z
     });
   });
 
-export const markdownInput = text()
-  .max(LIMITS.markdownLength, `must be at most ${LIMITS.markdownLength} characters`)
-  .describe("Content form 2: every level-1 heading (# Title) starts a section.");
+export const markdownInput = text().describe(
+  "Content form 2: every level-1 heading (# Title) starts a section. At most as many characters as the server's PROMPTSTORE_MAX_BODY_BYTES (4 194 304 unless configured).",
+);
 
 export const message = text()
   .max(LIMITS.messageLength, `must be at most ${LIMITS.messageLength} characters`)

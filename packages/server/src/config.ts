@@ -1,3 +1,4 @@
+import { contentLimits, DEFAULT_BODY_BYTES, DEFAULT_SECTION_CONTENT_LENGTH } from "@promptstore/core/content-limits";
 import { email } from "@promptstore/core/dashboard";
 import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
 import { PLAN_NAMES } from "@promptstore/core/plans";
@@ -23,6 +24,15 @@ const envSchema = z.object({
   PROMPTSTORE_GUARD_TEXT: z.string().min(1).default(DEFAULT_GUARD_TEXT),
   PROMPTSTORE_DEFAULT_PLAN: z.enum(PLAN_NAMES as [string, ...string[]]).default("free"),
   PROMPTSTORE_READ_CACHE: flag.default(true),
+  /** Characters one section's content may hold, on every surface (REST, MCP, dashboard, import, git). */
+  PROMPTSTORE_MAX_SECTION_CHARS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(100_000_000)
+    .default(DEFAULT_SECTION_CONTENT_LENGTH),
+  /** Bytes a request body may hold (413 beyond); a version sent as Markdown may hold as many characters. */
+  PROMPTSTORE_MAX_BODY_BYTES: z.coerce.number().int().min(65_536).max(1_073_741_824).default(DEFAULT_BODY_BYTES),
   PROMPTSTORE_TRUST_PROXY: flag.default(false),
   /**
    * On PostgreSQL, how long a write waits, after commit, for every other instance to drop what it made
@@ -125,6 +135,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`configuration: ${issue?.path.join(".")}: ${issue?.message}`);
   }
   return parsed.data;
+}
+
+/** The lengths written text may have, from the configuration: what the service checks every write against. */
+export function configuredContentLimits(config: Config) {
+  return contentLimits(config.PROMPTSTORE_MAX_SECTION_CHARS, config.PROMPTSTORE_MAX_BODY_BYTES);
 }
 
 /** The configuration with defaults only, plus overrides: what tests start from. */

@@ -338,7 +338,7 @@ export interface components {
         };
       };
     };
-    /** @description Body larger than 1 MiB */
+    /** @description Body larger than the body limit (PROMPTSTORE_MAX_BODY_BYTES, 4 MiB unless configured) */
     Error413: {
       headers: {
         [name: string]: unknown;
@@ -464,12 +464,12 @@ export interface operations {
           sections?: {
             /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
             title: string;
-            /** @description The section's text; {{ name }} marks a variable the caller fills in */
+            /** @description The section's text; {{ name }} marks a variable the caller fills in. At most the server's PROMPTSTORE_MAX_SECTION_CHARS characters (1 000 000 unless configured). */
             content: string;
             /** @description Disabled sections are stored and hashed but never assembled. Default true. */
             enabled?: boolean;
           }[];
-          /** @description Content form 2: every level-1 heading (# Title) starts a section. */
+          /** @description Content form 2: every level-1 heading (# Title) starts a section. At most as many characters as the server's PROMPTSTORE_MAX_BODY_BYTES (4 194 304 unless configured). */
           markdown?: string;
           /** @description Function-calling tools in the chat-completions format; absent means none */
           tools?: {
@@ -755,12 +755,12 @@ export interface operations {
           sections?: {
             /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
             title: string;
-            /** @description The section's text; {{ name }} marks a variable the caller fills in */
+            /** @description The section's text; {{ name }} marks a variable the caller fills in. At most the server's PROMPTSTORE_MAX_SECTION_CHARS characters (1 000 000 unless configured). */
             content: string;
             /** @description Disabled sections are stored and hashed but never assembled. Default true. */
             enabled?: boolean;
           }[];
-          /** @description Content form 2: every level-1 heading (# Title) starts a section. */
+          /** @description Content form 2: every level-1 heading (# Title) starts a section. At most as many characters as the server's PROMPTSTORE_MAX_BODY_BYTES (4 194 304 unless configured). */
           markdown?: string;
           /** @description Function-calling tools in the chat-completions format; absent means none */
           tools?: {
@@ -1058,7 +1058,7 @@ export interface operations {
             sections: {
               /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
               title: string;
-              /** @description The section's text; {{ name }} marks a variable the caller fills in */
+              /** @description The section's text; {{ name }} marks a variable the caller fills in. At most the server's PROMPTSTORE_MAX_SECTION_CHARS characters (1 000 000 unless configured). */
               content: string;
               /** @description Disabled sections are stored and hashed but never assembled. Default true. */
               enabled?: boolean;

@@ -106,6 +106,8 @@ export default function CodeEditor(props: CodeEditorProps) {
   const view = useRef<EditorView | null>(null);
   const onChange = useRef(props.onChange);
   onChange.current = props.onChange;
+  /** The text last handed to onChange: when it comes back as `value`, the document already holds it. */
+  const emitted = useRef<string | null>(null);
   const dynamic = useRef(new Compartment());
   const attributes = ariaAttributes(props);
   const attributesKey = JSON.stringify(attributes);
@@ -135,7 +137,10 @@ export default function CodeEditor(props: CodeEditorProps) {
           placeholder ? placeholderText(placeholder) : [],
           dynamic.current.of([EditorState.readOnly.of(readOnly), EditorView.contentAttributes.of(attributes)]),
           EditorView.updateListener.of((update) => {
-            if (update.docChanged) onChange.current(update.state.doc.toString());
+            if (update.docChanged) {
+              emitted.current = update.state.doc.toString();
+              onChange.current(emitted.current);
+            }
           }),
         ],
       }),
@@ -151,6 +156,8 @@ export default function CodeEditor(props: CodeEditorProps) {
   // A value set from outside (reset, load) replaces the document; typing does not come back through here.
   useEffect(() => {
     const editor = view.current;
+    // Typing comes back here as the value just emitted: no need to read the whole document out again.
+    if (value === emitted.current) return;
     if (editor && editor.state.doc.toString() !== value) {
       editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } });
     }

@@ -44,8 +44,25 @@ interface Draft {
   model: string;
 }
 
-const snapshot = (draft: Draft) =>
-  JSON.stringify([draft.name, draft.description, sectionsBody(draft.sections), draft.tools, draft.model]);
+/** What "unsaved changes" compares: the draft without the sections' keys. */
+type Snapshot = Omit<Draft, "sections"> & { sections: ReturnType<typeof sectionsBody> };
+
+const snapshot = (draft: Draft): Snapshot => ({ ...draft, sections: sectionsBody(draft.sections) });
+
+/**
+ * Field by field, not as JSON: this runs on every keystroke, and stringifying a 250 KB prompt each time
+ * cost more than the typing itself. Equal strings compare by a memory comparison, far cheaper.
+ */
+const sameDraft = (draft: Draft, saved: Snapshot) =>
+  draft.name === saved.name &&
+  draft.description === saved.description &&
+  draft.tools === saved.tools &&
+  draft.model === saved.model &&
+  draft.sections.length === saved.sections.length &&
+  draft.sections.every((s, i) => {
+    const other = saved.sections[i];
+    return other !== undefined && s.title === other.title && s.content === other.content && s.enabled === other.enabled;
+  });
 
 type Notice = { kind: "success" | "info"; text: string };
 
@@ -74,15 +91,13 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
     tools: rescued?.tools ?? toolsText(initial.tools),
     model: rescued?.model ?? modelText(initial.model),
   }));
-  const [baseline, setBaseline] = useState(() =>
-    JSON.stringify([
-      initial.name,
-      initial.description,
-      sectionsBody(initial.sections),
-      toolsText(initial.tools),
-      modelText(initial.model),
-    ]),
-  );
+  const [baseline, setBaseline] = useState<Snapshot>(() => ({
+    name: initial.name,
+    description: initial.description,
+    sections: sectionsBody(initial.sections),
+    tools: toolsText(initial.tools),
+    model: modelText(initial.model),
+  }));
   const [startedFrom, setStartedFrom] = useState(initial.version);
   // The latest version this edit builds on: a save from a stale base is refused (409) instead of replacing
   // a colleague's version. Saving identical content makes no version, so it leaves the base where it is.
@@ -97,7 +112,7 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
     return typeof text === "string" ? { kind: "success", text } : null;
   });
 
-  const dirty = snapshot(draft) !== baseline;
+  const dirty = !sameDraft(draft, baseline);
   const tools = useMemo(() => checkTools(draft.tools), [draft.tools]);
   const model = useMemo(() => checkModel(draft.model), [draft.model]);
   useDraftRescue(projectId, initial.id, () =>

@@ -1,8 +1,9 @@
 import type { PromptView } from "@promptstore/core/views";
 import { useQuery } from "@tanstack/react-query";
-import { type Change, diffLines, diffWordsWithSpace } from "diff";
+import { diffLines } from "diff";
 import { useMemo } from "react";
 import { promptViewQuery } from "../api/queries";
+import { ChunkedText, FlowingText } from "../ui/ChunkedText";
 import { shortHash } from "../ui/format";
 import { ErrorState, Loading } from "../ui/States";
 import {
@@ -14,6 +15,7 @@ import {
   type SectionChange,
   type ToolChange,
 } from "./section-diff";
+import { type TextPart, textDiff } from "./text-diff";
 
 interface DiffViewProps {
   projectId: string;
@@ -95,7 +97,7 @@ function Comparison({ before, after }: { before: PromptView; after: PromptView }
 /** The settings of the two versions, whole, with the changed words marked: they are short. */
 function ModelDiffItem({ change, fromLabel, toLabel }: { change: ModelChange; fromLabel: string; toLabel: string }) {
   const parts = useMemo(
-    () => (change.before !== null && change.after !== null ? wordDiff(change.before, change.after) : null),
+    () => (change.before !== null && change.after !== null ? textDiff(change.before, change.after) : null),
     [change],
   );
   if (change.status === "unchanged") {
@@ -136,28 +138,25 @@ function StatusBadge({ status }: { status: SectionChange["status"] | ToolChange[
   return <span className={`badge diff-badge diff-badge-${status}`}>{STATUS_WORDS[status]}</span>;
 }
 
-// Very long, very different texts are not worth a word diff: past this the sides are shown whole.
-const WORD_DIFF_TIMEOUT_MS = 300;
-
-/**
- * A word diff that keeps whitespace as tokens of its own: each side is then exactly the common parts
- * plus its own, so the left column reads as the old text. (Plain `diffWords` folds whitespace into the
- * neighbouring change, and the old side loses spaces: "warm and" shows as "warmand".)
- */
-function wordDiff(a: string, b: string): Change[] | null {
-  if (a === b) return null;
-  return diffWordsWithSpace(a, b, { timeout: WORD_DIFF_TIMEOUT_MS }) ?? null;
-}
-
-function Side({ parts, side, text }: { parts: Change[] | null; side: "before" | "after"; text: string }) {
-  if (!parts) return <pre className="diff-text">{text === "" ? <span className="subtle">(empty)</span> : text}</pre>;
+function Side({ parts, side, text }: { parts: TextPart[] | null; side: "before" | "after"; text: string }) {
+  if (!parts) {
+    return (
+      <pre className="diff-text">
+        {text === "" ? <span className="subtle">(empty)</span> : <ChunkedText text={text} />}
+      </pre>
+    );
+  }
   return (
     <pre className="diff-text">
       {parts.map((part, i) => {
         // biome-ignore-start lint/suspicious/noArrayIndexKey: parts have no identity but their place
         if (part.added) return side === "after" ? <ins key={i}>{part.value}</ins> : null;
         if (part.removed) return side === "before" ? <del key={i}>{part.value}</del> : null;
-        return <span key={i}>{part.value}</span>;
+        return (
+          <span key={i}>
+            <FlowingText text={part.value} />
+          </span>
+        );
         // biome-ignore-end lint/suspicious/noArrayIndexKey: parts have no identity but their place
       })}
     </pre>
@@ -173,7 +172,7 @@ function DiffColumn({
 }: {
   side: "before" | "after";
   version: string;
-  parts: Change[] | null;
+  parts: TextPart[] | null;
   text: string | undefined;
 }) {
   return (
@@ -202,7 +201,7 @@ function SectionDiffItem({
   const parts = useMemo(
     () =>
       change.before && change.after && change.contentChanged
-        ? wordDiff(change.before.content, change.after.content)
+        ? textDiff(change.before.content, change.after.content)
         : null,
     [change],
   );

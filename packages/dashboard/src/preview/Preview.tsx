@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
 import { useParams, useSearchParams } from "react-router";
 import { promptViewQuery, sdkQuery, versionsQuery } from "../api/queries";
+import { ChunkedText } from "../ui/ChunkedText";
 import { CopyButton } from "../ui/CopyButton";
 import { Field } from "../ui/Field";
 import { shortHash } from "../ui/format";
@@ -179,6 +180,10 @@ const PLACEHOLDER = new RegExp(`(${PLACEHOLDER_PATTERN.source})`);
 
 /** The text with each placeholder still in it marked, so what is missing stands out. */
 function Marked({ text }: { text: string }) {
+  return <ChunkedText text={text} mark={(chunk) => <MarkedPlaceholders text={chunk} />} />;
+}
+
+function MarkedPlaceholders({ text }: { text: string }) {
   const parts = text.split(PLACEHOLDER);
   return (
     <>

@@ -1,5 +1,7 @@
 import { fork, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const BIN = fileURLToPath(new URL("../../bin/promptstore.js", import.meta.url));
@@ -98,7 +100,7 @@ export async function startCountingServer(databaseUrl, env = {}) {
 export async function startBareServer(body) {
   const script = `
     const http = require("node:http");
-    const body = Buffer.from(process.env.BODY, "base64");
+    const body = require("node:fs").readFileSync(process.env.BODY_FILE);
     const server = http.createServer((req, res) => {
       res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length });
       res.end(body);
@@ -106,8 +108,11 @@ export async function startBareServer(body) {
     server.listen(0, "127.0.0.1", () => console.log("listening " + server.address().port));
     process.on("SIGTERM", () => server.close(() => process.exit(0)));
   `;
+  // Through a file, not the environment: one variable holds at most 128 KiB, and a big prompt's answer is more.
+  const file = join(mkdtempSync(join(tmpdir(), "promptstore-bare-")), "body");
+  writeFileSync(file, body);
   const child = spawn(process.execPath, ["-e", script], {
-    env: { ...process.env, BODY: Buffer.from(body).toString("base64") },
+    env: { ...process.env, BODY_FILE: file },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const port = await waitForLine(

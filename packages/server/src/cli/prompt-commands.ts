@@ -1,6 +1,6 @@
 import { AppError } from "@promptstore/core/errors";
 import type { Command } from "commander";
-import { loadConfig } from "../config.js";
+import { configuredContentLimits, loadConfig } from "../config.js";
 import type { Caller } from "../service/access.js";
 import { ChangeBus } from "../service/change-bus.js";
 import { PromptService } from "../service/prompt-service.js";
@@ -35,7 +35,10 @@ export async function withPrompts<T>(
     const project = found[0] as (typeof found)[number];
     const org = await tenants.findOrganization(project.org_id);
     if (!org) throw new CliError(`project ${projectRef} not found`);
-    const prompts = new PromptService(store, new ChangeBus(), { guardText: config.PROMPTSTORE_GUARD_TEXT });
+    const prompts = new PromptService(store, new ChangeBus(), {
+      guardText: config.PROMPTSTORE_GUARD_TEXT,
+      limits: configuredContentLimits(config),
+    });
     const webhooks = new WebhookService(new WebhookStore(store.db), {
       allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
     });

@@ -2,10 +2,9 @@ import { type IncomingMessage, maxHeaderSize } from "node:http";
 import type { Socket } from "node:net";
 import fastifyCookie from "@fastify/cookie";
 import { AppError } from "@promptstore/core/errors";
-import { LIMITS } from "@promptstore/core/schemas";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import secureJsonParse from "secure-json-parse";
-import type { Config } from "../config.js";
+import { type Config, configuredContentLimits } from "../config.js";
 import { createMcpEndpoints, isClientMistake } from "../mcp/endpoint.js";
 import { memoryRateLimiter } from "../ratelimit/flexible.js";
 import type { RateLimiter } from "../ratelimit/limiter.js";
@@ -84,7 +83,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const timeouts = connectionTimeouts(config);
   const server = Fastify({
     logger,
-    bodyLimit: LIMITS.bodyBytes,
+    bodyLimit: config.PROMPTSTORE_MAX_BODY_BYTES,
     requestTimeout: timeouts.requestTimeout,
     connectionTimeout: timeouts.connectionTimeout,
     keepAliveTimeout: timeouts.keepAliveTimeout,
@@ -109,7 +108,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   registerRawAnswers(server);
   const bus = options.bus ?? new ChangeBus();
-  const prompts = new PromptService(store, bus, { guardText: config.PROMPTSTORE_GUARD_TEXT });
+  const prompts = new PromptService(store, bus, {
+    guardText: config.PROMPTSTORE_GUARD_TEXT,
+    limits: configuredContentLimits(config),
+  });
   const tenants = new TenantService(new TenantStore(store.db), bus, async (change) =>
     (await store.channel.announce(store.db, change))?.delivered(),
   );

@@ -1,12 +1,12 @@
 import { AppError, type ErrorCode, notFound } from "@promptstore/core/errors";
-import { LIMITS } from "@promptstore/core/schemas";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { DatabaseUnavailable, RETRY_AFTER_SECONDS } from "../store/faults.js";
 import { failure } from "./envelope.js";
 
 /** Fastify's own errors, as the registry's codes and the contract's messages. */
 const FASTIFY_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: "payload_too_large", message: `body: must be at most ${LIMITS.bodyBytes} bytes` },
+  // Its message names the configured limit, filled in per request.
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: "payload_too_large", message: "body: must be at most %d bytes" },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: "unsupported_media_type", message: "content-type: must be application/json" },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: "bad_request", message: "content-length: does not match the body" },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: "bad_request", message: "body: is not valid JSON" },
@@ -23,7 +23,9 @@ export function registerErrorHandling(
 ): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     const known = !(error instanceof AppError) && error.code ? FASTIFY_ERRORS[error.code] : undefined;
-    const appError = known ? new AppError(known.code, known.message) : error;
+    const appError = known
+      ? new AppError(known.code, known.message.replace("%d", String(request.routeOptions.bodyLimit)))
+      : error;
     if (appError instanceof AppError) {
       // Every 503 says when to come back; a database outage is logged once by the store's health, not once
       // per request it fails.

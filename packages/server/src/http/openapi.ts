@@ -234,7 +234,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: "The key's scope does not allow this (the message names the scope needed), the plan limit is reached, or the project's cap on webhook endpoints",
   404: "Prompt, version or webhook endpoint not found in this project",
   409: "Version prefix matches several versions, or the id is taken",
-  413: "Body larger than 1 MiB",
+  413: "Body larger than the body limit (PROMPTSTORE_MAX_BODY_BYTES, 4 MiB unless configured)",
   415: "Content-Type is not application/json",
   429: "Rate limit exceeded, or (events) the organization's cap on open streams; see Retry-After",
 };

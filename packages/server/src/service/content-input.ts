@@ -1,4 +1,5 @@
 import type { Content, ModelSettings } from "@promptstore/core/content";
+import { type ContentLimits, markdownLengthProblem, sectionLengthProblem } from "@promptstore/core/content-limits";
 import { AppError } from "@promptstore/core/errors";
 import { markdownToSections } from "@promptstore/core/markdown";
 import { describeZodError, sectionsInput } from "@promptstore/core/schemas";
@@ -11,20 +12,31 @@ export interface ContentInput {
   model?: ModelSettings | undefined;
 }
 
-/** The one way written content (either form) becomes the Content that is hashed and stored. */
-export function toContent(input: ContentInput): Content {
+/**
+ * The one way written content (either form) becomes the Content that is hashed and stored, within the
+ * configured lengths. `field` prefixes the paths in messages (an import names `versions[2].`).
+ */
+export function toContent(input: ContentInput, limits: ContentLimits, field = ""): Content {
   const tools = input.tools ?? [];
   const model = input.model === undefined ? {} : { model: input.model };
   if (input.sections !== undefined) {
+    const tooLong = sectionLengthProblem(input.sections, limits, `${field}sections`);
+    if (tooLong) throw new AppError("bad_request", tooLong);
     return {
       sections: input.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled ?? true })),
       tools,
       ...model,
     };
   }
-  const sections = markdownToSections(input.markdown ?? "");
+  const markdown = input.markdown ?? "";
+  const tooLong = markdownLengthProblem(markdown, limits, `${field}markdown`);
+  if (tooLong) throw new AppError("bad_request", tooLong);
+  const sections = markdownToSections(markdown);
   // Sections made from Markdown obey the same limits as written ones; the message names `markdown`.
   const checked = sectionsInput.safeParse(sections);
-  if (!checked.success) throw new AppError("bad_request", `markdown: ${describeZodError(checked.error, "sections")}`);
+  const problem = checked.success
+    ? sectionLengthProblem(sections, limits)
+    : describeZodError(checked.error, "sections");
+  if (problem) throw new AppError("bad_request", `${field}markdown: ${problem}`);
   return { sections, tools, ...model };
 }

@@ -1,4 +1,5 @@
 import type { AuditAction } from "@promptstore/core/audit";
+import type { ContentLimits } from "@promptstore/core/content-limits";
 import { AppError, conflict, notFound } from "@promptstore/core/errors";
 import { contentHash, withSectionIds } from "@promptstore/core/hash";
 import { planLimits } from "@promptstore/core/plans";
@@ -19,8 +20,10 @@ import { versionDocument } from "./version-document.js";
 export function prepareVersion(
   input: ContentInput,
   history: { message: string | null; created_at: string; saved_by: string },
+  limits: ContentLimits,
+  field = "",
 ): NewVersion {
-  const content = toContent(input);
+  const content = toContent(input, limits, field);
   const sections = withSectionIds(content.sections);
   return {
     hash: contentHash(content),
@@ -36,8 +39,9 @@ export function writtenVersion(
   caller: Caller,
   body: ContentInput & { message?: string | undefined },
   at: string,
+  limits: ContentLimits,
 ): NewVersion {
-  return prepareVersion(body, { message: body.message ?? null, created_at: at, saved_by: caller.actor });
+  return prepareVersion(body, { message: body.message ?? null, created_at: at, saved_by: caller.actor }, limits);
 }
 
 /** Writing needs write; a write that also moves production (`publishes`) needs publish, like a publish. */

@@ -1,3 +1,4 @@
+import type { ContentLimits } from "@promptstore/core/content-limits";
 import { badRequest, conflict } from "@promptstore/core/errors";
 import { PRODUCTION } from "@promptstore/core/labels";
 import type { ImportPromptBody } from "@promptstore/core/schemas";
@@ -12,6 +13,7 @@ import { PromptChange, prepareVersion, requireWrite, reservePromptSlot } from ".
 /** What an import needs of PromptService: the caller's project store, and how a change is recorded and told. */
 export interface ImportContext {
   store: ProjectStore;
+  limits: ContentLimits;
   record(tx: ProjectStore, change: PromptChange): Promise<void>;
   /** Tells this instance's caches, after commit. */
   changed(promptId: string): void;
@@ -38,6 +40,8 @@ export async function importPrompt(
     const version = prepareVersion(
       { sections: v.sections, tools: v.tools, model: v.model },
       { message: v.message ?? null, created_at: v.created_at, saved_by: v.saved_by ?? caller.actor },
+      context.limits,
+      `versions[${i}].`,
     );
     if (version.hash !== v.version) {
       throw badRequest(`versions[${i}].version: does not match the version's content, whose hash is ${version.hash}`);

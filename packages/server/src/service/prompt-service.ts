@@ -1,4 +1,5 @@
 import type { Section } from "@promptstore/core/content";
+import { type ContentLimits, DEFAULT_CONTENT_LIMITS } from "@promptstore/core/content-limits";
 import type { DashboardPromptItem } from "@promptstore/core/dashboard";
 import { AppError, conflict, notFound } from "@promptstore/core/errors";
 import { PRODUCTION } from "@promptstore/core/labels";
@@ -66,13 +67,16 @@ export class PromptService {
   reads = 0;
   private readonly reader: PromptReader;
   private readonly sinks: EventSink[] = [];
+  /** How long written text may be: the server's configuration, the same for every surface. */
+  readonly limits: ContentLimits;
 
   constructor(
     private readonly store: Store,
     private readonly bus: ChangeBus,
-    options: { guardText: string },
+    options: { guardText: string; limits?: ContentLimits },
   ) {
     this.reader = new PromptReader(guardJson(options.guardText));
+    this.limits = options.limits ?? DEFAULT_CONTENT_LIMITS;
   }
 
   /** Hands every change's events to `sink` inside the change's transaction (webhook deliveries). */
@@ -188,7 +192,7 @@ export class PromptService {
   async create(caller: Caller, body: CreatePromptBody): Promise<CreatedPrompt> {
     requireWrite(caller, body.publish === true, "creating a prompt", "creating a published prompt");
     const timestamp = now();
-    const version = writtenVersion(caller, body, timestamp);
+    const version = writtenVersion(caller, body, timestamp, this.limits);
     const { hash } = version;
     const publish = body.publish ?? false;
 
@@ -235,7 +239,7 @@ export class PromptService {
   async save(caller: Caller, promptId: string, body: SaveVersionBody): Promise<SavedVersion> {
     requireWrite(caller, body.publish === true, "saving a version", "saving and publishing");
     const timestamp = now();
-    const version = writtenVersion(caller, body, timestamp);
+    const version = writtenVersion(caller, body, timestamp, this.limits);
     const { hash } = version;
     const publish = body.publish ?? false;
 
@@ -421,6 +425,7 @@ export class PromptService {
     return importPrompt(
       {
         store: this.projectStore(caller),
+        limits: this.limits,
         record: (tx, change) => this.record(tx, change),
         changed: (promptId) => this.changed(caller.projectId, promptId),
       },

@@ -51,8 +51,8 @@ describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
       ],
       [
         "content too long",
-        { name: "A", sections: [{ title: "T", content: long(100_001) }] },
-        /^sections\[0\]\.content: must be at most 100000/,
+        { name: "A", sections: [{ title: "T", content: long(1_000_001) }] },
+        /^sections\[0\]\.content: must be at most 1000000 characters$/,
       ],
       ["content not a string", { name: "A", sections: [{ title: "T", content: 5 }] }, /^sections\[0\]\.content: /],
       [
@@ -233,9 +233,9 @@ describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
       expect(await snapshot()).toEqual(before);
     });
 
-    it("413 for a body over 1 MiB", async () => {
-      const body = { name: "A", sections: [{ title: "T", content: "x".repeat(1_100_000) }] };
-      expectFailure(await t.request("POST", "/api/v2/prompts", { body }), 413, /^body: must be at most 1048576 bytes/);
+    it("413 for a body over 4 MiB", async () => {
+      const body = { name: "A", sections: [{ title: "T", content: "x".repeat(4_200_000) }] };
+      expectFailure(await t.request("POST", "/api/v2/prompts", { body }), 413, /^body: must be at most 4194304 bytes$/);
     });
 
     it("415 for a body that is not JSON", async () => {

@@ -4,6 +4,7 @@
  * with U+FFFD in place of a lone surrogate, so the served text no longer had the served hash).
  */
 import type { Client } from "@modelcontextprotocol/client";
+import { DEFAULT_BODY_BYTES } from "@promptstore/core/content-limits";
 import { LIMITS } from "@promptstore/core/schemas";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
@@ -113,8 +114,8 @@ describe.each(DATABASES)("fuzz findings: deep JSON values ($name)", (database) =
     });
   });
 
-  it("answers a 1 MiB body of [[[[… (unbalanced and balanced) with a 400 in the envelope", async () => {
-    const unbalanced = "[".repeat(LIMITS.bodyBytes);
+  it("answers a body of [[[[ as long as the body limit… (unbalanced and balanced) with a 400 in the envelope", async () => {
+    const unbalanced = "[".repeat(DEFAULT_BODY_BYTES);
     const res = await t.request("POST", "/api/v2/prompts", {
       key: t.key,
       payload: unbalanced,
@@ -122,7 +123,7 @@ describe.each(DATABASES)("fuzz findings: deep JSON values ($name)", (database) =
     });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error: "body: is not valid JSON" });
-    const half = LIMITS.bodyBytes / 2;
+    const half = DEFAULT_BODY_BYTES / 2;
     const balanced = await t.request("POST", "/api/v2/prompts", {
       key: t.key,
       payload: `${"[".repeat(half)}${"]".repeat(half)}`,

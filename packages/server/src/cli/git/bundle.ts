@@ -110,7 +110,7 @@ async function readBundle(file: string): Promise<Bundle> {
   return checked.data;
 }
 
-/** Requests stay well under the server's 1 MiB body limit and its 100 versions a request. */
+/** Requests stay under any body limit of 1 MiB or more (4 MiB by default) and its 100 versions a request. */
 const MAX_CHUNK_BYTES = 768 * 1024;
 const MAX_CHUNK_VERSIONS = 100;
 

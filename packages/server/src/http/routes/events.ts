@@ -6,7 +6,10 @@ import { keepStreamOpen } from "../connection-limits.js";
 import { markStream } from "../metrics.js";
 import { parseInput } from "../validate.js";
 
-/** A client that lets this much pile up unread is dropped; it reconnects and replays from its last id. */
+/**
+ * A client that lets this much pile up unread is dropped; it reconnects and replays from its last id. It is
+ * measured before an event is written, so one event larger than this (a big prompt's read) still goes out.
+ */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 /** How soon a dropped client reconnects (the SSE `retry` field). */
 const RETRY_MS = 1000;
@@ -71,9 +74,9 @@ export function registerEventRoutes(
       lastEventId,
       {
         write: (text) => {
-          if (ended || raw.destroyed) return false;
+          if (ended || raw.destroyed || raw.writableLength > MAX_BUFFERED_BYTES) return false;
           raw.write(text);
-          return raw.writableLength <= MAX_BUFFERED_BYTES;
+          return true;
         },
         end,
       },
