@@ -11,6 +11,7 @@ export const BACKUP_FORMAT = "promptstore-backup";
 export const BACKUP_VERSION = 1;
 /** Rows read at a time: a section may hold 100 000 characters (more if the limit grows), so few rows a page. */
 const BACKUP_PAGE_ROWS = 64;
+const RESTORE_BATCH_ROWS = 64;
 
 /**
  * The order tables are written and restored in: every table after those it refers to. Tables this list does
@@ -214,8 +215,9 @@ export async function restoreStore(
       if (table !== undefined && (counts[table] ?? 0) < expected) {
         batch.push(entry);
         counts[table] = (counts[table] ?? 0) + 1;
-        // SQLite allows 32 766 bound values per statement.
-        if (batch.length * Object.keys(entry).length >= 30_000) await flush();
+        // SQLite allows 32 766 bound values per statement; and rows of sections may be large, so a batch is
+        // also cut at RESTORE_BATCH_ROWS rows, which keeps a restore within the binary's heap.
+        if (batch.length >= RESTORE_BATCH_ROWS || batch.length * Object.keys(entry).length >= 30_000) await flush();
         continue;
       }
       await flush();

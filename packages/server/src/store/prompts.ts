@@ -106,13 +106,10 @@ export class ProjectStore {
       .orderBy("created_at")
       .orderBy("id");
     const { after, limit } = page;
+    // A row value, not `a > x or (a = x and b > y)`: both databases then seek the list's index to the
+    // cursor, where the OR walked it from the project's first prompt (a page of 100 000 took 90 ms).
     if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb("created_at", ">", after.created_at),
-          eb.and([eb("created_at", "=", after.created_at), eb("id", ">", after.id)]),
-        ]),
-      );
+      query = query.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.created_at, after.id)));
     }
     if (limit !== undefined) query = query.limit(limit);
     return query.execute();
