@@ -58,9 +58,17 @@ function probe(server, seeded) {
       await new Promise((r) => setTimeout(r, 5));
     }
   })();
+  // A failed read (the server gone) is reported when the probe stops, as the job's failure.
+  done.catch(() => {});
   return async () => {
     running = false;
-    await done;
+    try {
+      await done;
+    } catch (error) {
+      throw new Error(
+        `the probe's read failed: ${error.message}${server.exited() ? `; the server exited: ${server.stderr().slice(-1500)}` : ""}`,
+      );
+    }
     agent.destroy();
     const sorted = times.sort((a, b) => a - b);
     return { p50: pct(sorted, 50), p99: pct(sorted, 99), n: sorted.length };
@@ -180,7 +188,15 @@ async function suite(label, databaseUrl, freshUrl) {
         failed = error.message;
         failures.push(`${label} ${name}: ${error.message}`);
       }
-      const during = await stop();
+      let during = { p50: Number.NaN, p99: Number.NaN, n: 0 };
+      try {
+        during = await stop();
+      } catch (error) {
+        failed ??= error.message;
+        failures.push(`${label} ${name}: ${error.message}`);
+      }
+      if (server.exited())
+        throw new Error(`${label}: the server exited during ${name}: ${server.stderr().slice(-1500)}`);
       const loop = loopP99(before, await loopBuckets(server));
       const row = {
         name,
