@@ -160,7 +160,11 @@ function writeBundle(file, project, count) {
 async function suite(label, databaseUrl, freshUrl) {
   console.log(`${label}: seeding ${PROMPTS} prompts…`);
   const t0 = Date.now();
-  const seeded = await seedLarge(databaseUrl, PROMPTS, (n) => console.log(`  ${n}`));
+  // BENCH_HEAVY_SEEDED names a SQLite store seeded before (with its <file>.json), to measure it again.
+  const seeded =
+    process.env.BENCH_HEAVY_SEEDED && label === "sqlite"
+      ? JSON.parse(readFileSync(`${databaseUrl}.json`, "utf8"))
+      : await seedLarge(databaseUrl, PROMPTS, (n) => console.log(`  ${n}`));
   console.log(`${label}: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   const server = await startServer(databaseUrl, { PROMPTSTORE_METRICS: "true" });
   const headers = { "x-api-key": seeded.key };
@@ -316,8 +320,9 @@ try {
   if (only.includes("sqlite")) {
     let n = 0;
     const fresh = async () => join(dir, `restored-${++n}.sqlite`);
-    results.push(["SQLite", await suite("sqlite", join(dir, "heavy.sqlite"), fresh)]);
-    rmSync(join(dir, "heavy.sqlite"), { force: true });
+    const file = process.env.BENCH_HEAVY_SEEDED ?? join(dir, "heavy.sqlite");
+    results.push(["SQLite", await suite("sqlite", file, fresh)]);
+    if (!process.env.BENCH_HEAVY_SEEDED) rmSync(file, { force: true });
   }
   if (only.includes("postgres")) {
     const main = await postgresDatabase(POSTGRES_URL);
