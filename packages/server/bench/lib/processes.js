@@ -71,7 +71,16 @@ export async function startServer(databaseUrl, env = {}) {
     },
     "promptstore",
   );
-  return { ...handle(child, url), events };
+  let stderr = "";
+  child.stderr.on("data", (c) => {
+    stderr = (stderr + c).slice(-20_000);
+  });
+  return {
+    ...handle(child, url),
+    events,
+    exited: () => child.exitCode !== null || child.signalCode !== null,
+    stderr: () => stderr,
+  };
 }
 
 /**

@@ -17,7 +17,7 @@ export function benchSections(n = 0) {
  * Creates an unlimited organization with one project and key, `prompts` prompts of `versions` versions
  * each (the first prompt published), and returns the key and the id of the prompt to read.
  */
-export async function seed(databaseUrl, { prompts = 1, versions = 1, onProgress } = {}) {
+export async function seed(databaseUrl, { prompts = 1, versions = 1, onProgress, sections } = {}) {
   const store = await openStore(databaseUrl);
   try {
     const tenants = new TenantService(new TenantStore(store.db), new ChangeBus());
@@ -37,7 +37,7 @@ export async function seed(databaseUrl, { prompts = 1, versions = 1, onProgress 
     for (let p = 0; p < prompts; p++) {
       const { id } = await service.create(scope, {
         name: `Bench prompt ${p}`,
-        sections: benchSections(0),
+        sections: sections ?? benchSections(0),
         publish: true,
       });
       target ??= id;

@@ -70,10 +70,8 @@ export function registerGitCommands(program: Command): void {
   remoteOptions(program.command("export <file>"))
     .description("write every prompt with all its versions (messages, times, hashes) to a bundle file")
     .action(async (file: string, opts: RemoteOptions) => {
-      const bundle = await exportBundle(file, opts);
-      const versions = bundle.prompts.reduce((n, p) => n + p.versions.length, 0);
-      const summary = { file, prompts: bundle.prompts.length, versions };
-      emit(!!opts.json, summary, () => `exported ${summary.prompts} prompts, ${versions} versions to ${file}`);
+      const summary = await exportBundle(file, opts);
+      emit(!!opts.json, summary, () => `exported ${summary.prompts} prompts, ${summary.versions} versions to ${file}`);
     });
 
   remoteOptions(program.command("import <file>"))

@@ -182,6 +182,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   server.addHook("onClose", async () => {
     clearInterval(drain);
+    metrics?.close();
     stopPruning();
     unwatch();
     await stopListening();
@@ -260,7 +261,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerReleaseRoutes(server, prompts);
   registerMcpRoute(server, mcp);
   registerSessionRoutes(server, accounts, new SignInThrottle(limiter), sessionTtlMs);
-  registerDashboardPromptRoutes(server, accounts, prompts);
+  registerDashboardPromptRoutes(server, accounts, prompts, metrics?.answersInFlight);
   registerDashboardReleaseRoutes(server, accounts, prompts);
   registerDashboardSettingsRoutes(server, accounts, tenants, limiter, audit);
   registerWebhooks(server, { store, config, prompts, bus, accounts });

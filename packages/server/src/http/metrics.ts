@@ -2,8 +2,9 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance } from "fastify";
-import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Store } from "../store/index.js";
+import { AnswersInFlight } from "./chunked-json.js";
 import type { ReadCache } from "./read-cache.js";
 
 export const METRICS_PATH = "/metrics";
@@ -26,6 +27,8 @@ export const markStream = (request: IncomingMessage) => streams.add(request);
 const DURATION = "promptstore_http_request_duration_seconds";
 /** How many (label, arm) series the read counter keeps before it counts the rest as `other`. */
 const MAX_LABEL_SERIES = 150;
+const LOOP_SAMPLE_MS = 10;
+const LOOP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** One method and route's answers: counts by status, and the latency histogram (per bucket, not cumulative). */
@@ -67,6 +70,9 @@ function collector(name: string, help: string, type: "counter" | "histogram", va
 export class Metrics {
   readonly registry = new Registry();
   readonly refusedConnections: Counter;
+  /** Answers sent in chunks (unpaged lists), for the gauge of the largest. */
+  readonly answersInFlight = new AnswersInFlight();
+  private readonly loopSampler: NodeJS.Timeout;
   private readonly byMethod = new Map<string, Map<string, RouteStats>>();
   /** Prompt reads by what served them and the rollout arm: `label\u0000arm`. */
   private readonly labelReads = new Map<string, number>();
@@ -172,6 +178,22 @@ export class Metrics {
         this.set({ kind: "mcp" }, sources.mcpListenStreams());
       },
     });
+    new Gauge({
+      name: "promptstore_largest_answer_in_flight_bytes",
+      help: "The largest answer being sent in chunks (an unpaged list), in bytes sent so far; 0 when none is",
+      registers,
+      collect() {
+        this.set(answers.largest());
+      },
+    });
+    const answers = this.answersInFlight;
+    const loopDelay = new Histogram({
+      name: "promptstore_event_loop_delay_seconds",
+      help: `How late a timer due every ${LOOP_SAMPLE_MS} ms ran: the time the event loop was held by work`,
+      buckets: LOOP_BUCKETS,
+      registers,
+    });
+    this.loopSampler = sampleLoopDelay((seconds) => loopDelay.observe(seconds));
     const { health } = sources.store;
     new Counter({
       name: "promptstore_database_errors_total",
@@ -226,6 +248,11 @@ export class Metrics {
     });
   }
 
+  /** Stops the event-loop sampler (the app's onClose). */
+  close(): void {
+    clearInterval(this.loopSampler);
+  }
+
   /** Counts one answered request; `ms` is how long it took. */
   /**
    * Counts a prompt read. Label names are the tenants' own words: past MAX_LABEL_SERIES of them the rest are
@@ -266,6 +293,23 @@ export class Metrics {
     stats.sum += seconds;
     stats.count++;
   }
+}
+
+/**
+ * Every LOOP_SAMPLE_MS a timer notes how late it ran. prom-client's default metrics already report
+ * monitorEventLoopDelay's percentiles (`nodejs_eventloop_lag_p99_seconds`…), but as gauges over the process's
+ * whole life, which neither add up across instances nor show one window; this histogram does both
+ * (`histogram_quantile(0.99, rate(promptstore_event_loop_delay_seconds_bucket[5m]))`).
+ */
+function sampleLoopDelay(observe: (seconds: number) => void): NodeJS.Timeout {
+  let expected = performance.now() + LOOP_SAMPLE_MS;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    observe(Math.max(0, now - expected) / 1000);
+    expected = now + LOOP_SAMPLE_MS;
+  }, LOOP_SAMPLE_MS);
+  timer.unref();
+  return timer;
 }
 
 const digest = (text: string) => createHash("sha256").update(text).digest();

@@ -1,4 +1,3 @@
-import type { Section } from "@promptstore/core/content";
 import { type ContentLimits, DEFAULT_CONTENT_LIMITS } from "@promptstore/core/content-limits";
 import type { DashboardPromptItem } from "@promptstore/core/dashboard";
 import { AppError, conflict, notFound } from "@promptstore/core/errors";
@@ -11,12 +10,12 @@ import {
   type SaveVersionBody,
 } from "@promptstore/core/schemas";
 import { slugCandidate, slugify } from "@promptstore/core/slug";
-import { extractVariables } from "@promptstore/core/variables";
 import type {
   CreatedPrompt,
   DeletedPrompt,
   ImportedPrompt,
   PromptList,
+  PromptListItem,
   PromptView,
   PublishedVersion,
   ReleaseView,
@@ -42,6 +41,7 @@ import {
   writtenVersion,
 } from "./prompt-changes.js";
 import { importPrompt } from "./prompt-import.js";
+import { dashboardPages, type ListPage, labelled, listPages, withVariables } from "./prompt-pages.js";
 import { type PromptRead, PromptReader, pick, type ResolvedRead } from "./prompt-reads.js";
 import {
   configureLabel,
@@ -143,6 +143,14 @@ export class PromptService {
     return this.reader.resolve(this.projectStore(caller), promptId, version, guard);
   }
 
+  /**
+   * An unpaged list page by page, for an answer streamed as it is read (prompt-pages.ts); the items are those
+   * `list` without a limit gives.
+   */
+  listPages(caller: Caller): AsyncGenerator<ListPage<PromptListItem>> {
+    return listPages(this.projectStore(caller));
+  }
+
   /** Every prompt with the variables of the version it serves (production, else latest): two queries. */
   async listWithVariables(caller: Caller): Promise<DashboardPromptItem[]> {
     const store = this.projectStore(caller);
@@ -151,20 +159,12 @@ export class PromptService {
       store.servedEnabledContents(),
       store.pointerTimes(),
     ]);
-    const savedAt = new Map(times.map((t) => [t.id, t]));
-    const labelled = await withLabels(store, prompts);
-    const sections = new Map<string, Section[]>();
-    for (const row of contents) {
-      const list = sections.get(row.prompt_id) ?? [];
-      list.push({ title: "", content: row.content, enabled: true });
-      sections.set(row.prompt_id, list);
-    }
-    return labelled.map((p) => ({
-      ...p,
-      variables: extractVariables(sections.get(p.id) ?? []),
-      production_saved_at: savedAt.get(p.id)?.production_saved_at ?? null,
-      latest_saved_at: savedAt.get(p.id)?.latest_saved_at ?? p.updated_at,
-    }));
+    return withVariables(await withLabels(store, prompts), contents, times);
+  }
+
+  /** `listWithVariables` page by page, for the dashboard's streamed answer. */
+  listWithVariablesPages(caller: Caller): AsyncGenerator<ListPage<DashboardPromptItem>> {
+    return dashboardPages(this.projectStore(caller));
   }
 
   async listVersions(caller: Caller, promptId: string): Promise<VersionList> {
@@ -440,20 +440,7 @@ async function withLabels<T extends PromptRow>(
   store: ProjectStore,
   rows: T[],
 ): Promise<(T & { labels: Record<string, string> })[]> {
-  const others = new Map<string, [string, string][]>();
-  if (rows.length > 0) {
-    for (const { prompt_id, name, version } of await store.labels().allLabels()) {
-      const list = others.get(prompt_id) ?? [];
-      list.push([name, version]);
-      others.set(prompt_id, list);
-    }
-  }
-  return rows.map((row) => {
-    const labels: Record<string, string> = {};
-    if (row.production_version !== null) labels.production = row.production_version;
-    for (const [name, version] of others.get(row.id) ?? []) labels[name] = version;
-    return { ...row, labels };
-  });
+  return labelled(rows, rows.length > 0 ? await store.labels().allLabels() : []);
 }
 
 /** The view every surface shares (REST shapes it further; MCP and the dashboard return it as is). */

@@ -9,6 +9,9 @@ import type { Database } from "./schema.js";
 
 export const BACKUP_FORMAT = "promptstore-backup";
 export const BACKUP_VERSION = 1;
+/** Rows read at a time: a section may hold 100 000 characters (more if the limit grows), so few rows a page. */
+const BACKUP_PAGE_ROWS = 64;
+const RESTORE_BATCH_ROWS = 64;
 
 /**
  * The order tables are written and restored in: every table after those it refers to. Tables this list does
@@ -105,10 +108,25 @@ export async function backupStore(store: Store, file: string): Promise<BackupSum
       };
       await write(header);
       for (const table of tables) {
-        const rows = await any(trx).selectFrom(table).selectAll().execute();
-        await write({ table, rows: rows.length });
-        for (const row of rows) await write(row);
-        counts[table] = rows.length;
+        // Counted first (the file says how many rows follow), then read page by page in the same snapshot:
+        // a table of any size passes through a few megabytes of memory.
+        const counted = await any(trx)
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number | string>().as("n"))
+          .executeTakeFirstOrThrow();
+        const total = Number(counted.n);
+        await write({ table, rows: total });
+        let written = 0;
+        let after: string | undefined;
+        while (written < total) {
+          const page = await store.operations.tablePage(trx, table, after, BACKUP_PAGE_ROWS);
+          if (page.rows.length === 0) break;
+          for (const row of page.rows) await write(row);
+          written += page.rows.length;
+          after = page.last;
+        }
+        if (written !== total) throw new Error(`${table}: counted ${total} rows but read ${written}`);
+        counts[table] = total;
       }
     });
     await write({ end: true, tables: counts });
@@ -200,8 +218,9 @@ export async function restoreStore(
       if (table !== undefined && (counts[table] ?? 0) < expected) {
         batch.push(entry);
         counts[table] = (counts[table] ?? 0) + 1;
-        // SQLite allows 32 766 bound values per statement.
-        if (batch.length * Object.keys(entry).length >= 30_000) await flush();
+        // SQLite allows 32 766 bound values per statement; and rows of sections may be large, so a batch is
+        // also cut at RESTORE_BATCH_ROWS rows, which keeps a restore within the binary's heap.
+        if (batch.length >= RESTORE_BATCH_ROWS || batch.length * Object.keys(entry).length >= 30_000) await flush();
         continue;
       }
       await flush();

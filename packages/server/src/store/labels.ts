@@ -41,6 +41,19 @@ export class LabelStore {
     return new Map(rows.map((r) => [r.name, r.version]));
   }
 
+  /** The labels of some prompts (production not among them), by prompt and name: one page of a list. */
+  async labelsOfPrompts(promptIds: readonly string[]): Promise<{ prompt_id: string; name: string; version: string }[]> {
+    if (promptIds.length === 0) return [];
+    return this.db
+      .selectFrom("prompt_labels")
+      .select(["prompt_id", "name", "version"])
+      .where("project_id", "=", this.projectId)
+      .where("prompt_id", "in", promptIds)
+      .orderBy("prompt_id")
+      .orderBy("name")
+      .execute();
+  }
+
   /** Every label of every prompt of the project (production not among them). */
   async allLabels(): Promise<{ prompt_id: string; name: string; version: string }[]> {
     return this.db

@@ -106,21 +106,24 @@ export class ProjectStore {
       .orderBy("created_at")
       .orderBy("id");
     const { after, limit } = page;
+    // A row value, not `a > x or (a = x and b > y)`: both databases then seek the list's index to the
+    // cursor, where the OR walked it from the project's first prompt (a page of 100 000 took 90 ms).
     if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb("created_at", ">", after.created_at),
-          eb.and([eb("created_at", "=", after.created_at), eb("id", ">", after.id)]),
-        ]),
-      );
+      query = query.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.created_at, after.id)));
     }
     if (limit !== undefined) query = query.limit(limit);
     return query.execute();
   }
 
-  /** When the versions each prompt's pointers are on were saved: the ages the dashboard's list shows. */
-  async pointerTimes(): Promise<{ id: string; production_saved_at: string | null; latest_saved_at: string }[]> {
-    return this.db
+  /**
+   * When the versions each prompt's pointers are on were saved: the ages the dashboard's list shows. Of the
+   * prompts named, when `promptIds` is given (one page of the list), else of every prompt.
+   */
+  async pointerTimes(
+    promptIds?: readonly string[],
+  ): Promise<{ id: string; production_saved_at: string | null; latest_saved_at: string }[]> {
+    if (promptIds?.length === 0) return [];
+    let query = this.db
       .selectFrom("prompts as p")
       .innerJoin("versions as lv", (join) =>
         join
@@ -135,8 +138,9 @@ export class ProjectStore {
           .onRef("pv.hash", "=", "p.production_version"),
       )
       .select(["p.id", "pv.created_at as production_saved_at", "lv.created_at as latest_saved_at"])
-      .where("p.project_id", "=", this.projectId)
-      .execute();
+      .where("p.project_id", "=", this.projectId);
+    if (promptIds) query = query.where("p.id", "in", promptIds);
+    return query.execute();
   }
 
   /** Takes the prompt row's write lock for the rest of the transaction (row-lock.ts says how, and why so). */
@@ -298,15 +302,18 @@ export class ProjectStore {
     );
   }
 
-  /** The enabled section contents of every prompt's served version (production, else latest), in order. */
-  async servedEnabledContents(): Promise<{ prompt_id: string; content: string }[]> {
-    return this.servedSections("production")
+  /**
+   * The enabled section contents of each prompt's served version (production, else latest), in order: of
+   * the prompts named when `promptIds` is given (one page of the list), else of every prompt.
+   */
+  async servedEnabledContents(promptIds?: readonly string[]): Promise<{ prompt_id: string; content: string }[]> {
+    if (promptIds?.length === 0) return [];
+    let query = this.servedSections("production")
       .select(["p.id as prompt_id", "s.content"])
       .where("p.project_id", "=", this.projectId)
-      .where("s.enabled", "=", 1)
-      .orderBy("p.id")
-      .orderBy("s.position")
-      .execute();
+      .where("s.enabled", "=", 1);
+    if (promptIds) query = query.where("p.id", "in", promptIds);
+    return query.orderBy("p.id").orderBy("s.position").execute();
   }
 
   private async getTools(promptId: string, hash: string): Promise<Tool[]> {

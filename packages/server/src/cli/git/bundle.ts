@@ -1,11 +1,12 @@
-import { readFile, rename, writeFile } from "node:fs/promises";
-import type { ImportedPrompt, Promptstore } from "@promptstore/client";
+import { readFile, rename } from "node:fs/promises";
+import type { ImportedPrompt, PromptListItem, Promptstore } from "@promptstore/client";
 import { contentHash } from "@promptstore/core/hash";
 import { importedVersion, importPromptBody } from "@promptstore/core/schemas";
 import { FULL_HASH } from "@promptstore/core/version-ref";
 import { z } from "zod";
 import { CliError } from "../output.js";
-import { connect, Progress, type RemoteOptions, remotePrompts, talking } from "./connection.js";
+import { BundleWriter } from "./bundle-writer.js";
+import { connect, Progress, type RemoteOptions, talking } from "./connection.js";
 
 const BUNDLE_FORMAT = "promptstore-bundle";
 
@@ -29,57 +30,95 @@ export type Bundle = z.infer<typeof bundleDocument>;
 type BundledPrompt = z.infer<typeof bundledPrompt>;
 type BundledVersion = BundledPrompt["versions"][number];
 
-/** Every prompt with every version (content, message, time, author), each hash checked against its content. */
-export async function exportBundle(file: string, options: RemoteOptions): Promise<Bundle> {
+/** What an export wrote. */
+export interface ExportSummary {
+  file: string;
+  prompts: number;
+  versions: number;
+}
+
+/**
+ * Every prompt with every version (content, message, time, author), each hash checked against its content.
+ * Written to the file prompt by prompt as it is read, in the bytes `JSON.stringify(bundle, null, 2)` gives:
+ * a store of 100 000 prompts never sits in memory whole (bundle-writer.ts).
+ */
+export async function exportBundle(file: string, options: RemoteOptions): Promise<ExportSummary> {
   const client = connect(options);
   const list = await talking(() => client.list({ limit: 1 }));
-  const remote = await talking(() => remotePrompts(client));
-  const prompts: BundledPrompt[] = [];
-  const progress = new Progress("export", remote.size);
-  for (const prompt of remote.values()) {
-    const history = await talking(() => client.versions(prompt.id));
-    const versions: BundledVersion[] = [];
-    for (const v of [...history.versions].reverse()) {
-      const view = await talking(() => client.get(prompt.id, { version: v.version, guard: false, cache: false }));
-      const content = {
-        sections: view.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled })),
-        tools: (view.tools ?? []) as BundledVersion["tools"] & object,
-        ...(view.model !== undefined ? { model: view.model as BundledVersion["model"] & object } : {}),
-      };
-      if (contentHash(content) !== v.version) {
-        throw new CliError(`${prompt.id}: version ${v.version} read back with content of another hash`);
-      }
-      versions.push({
-        version: v.version,
-        message: v.message,
-        created_at: v.created_at,
-        saved_by: v.saved_by,
-        sections: content.sections,
-        tools: content.tools,
-        ...(content.model !== undefined ? { model: content.model } : {}),
-      });
-    }
-    prompts.push({
-      id: prompt.id,
-      name: prompt.name,
-      description: prompt.description,
-      created_at: prompt.created_at,
-      production_version: history.production_version,
-      latest_version: history.latest_version,
-      versions,
-    });
-    progress.step();
-  }
-  const bundle: Bundle = {
+  const writer = await BundleWriter.open(`${file}.tmp`, {
     format: BUNDLE_FORMAT,
     format_version: 1,
     exported_at: new Date().toISOString(),
     project: list.project,
-    prompts,
-  };
-  await writeFile(`${file}.tmp`, `${JSON.stringify(bundle, null, 2)}\n`);
+  });
+  let prompts = 0;
+  let versionCount = 0;
+  try {
+    // Counted first for the progress line; the list itself is read again page by page below.
+    const progress = new Progress("export", await talking(() => countPrompts(client)));
+    for await (const prompt of pagedPrompts(client)) {
+      const bundled = await exportPrompt(client, prompt);
+      await writer.add(bundled);
+      prompts++;
+      versionCount += bundled.versions.length;
+      progress.step();
+    }
+    await writer.close();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
   await rename(`${file}.tmp`, file);
-  return bundle;
+  return { file, prompts, versions: versionCount };
+}
+
+async function countPrompts(client: Promptstore): Promise<number> {
+  let n = 0;
+  for await (const _ of client.listAll()) n++;
+  return n;
+}
+
+async function* pagedPrompts(client: Promptstore): AsyncGenerator<PromptListItem> {
+  const iterator = client.listAll();
+  for (;;) {
+    const next = await talking(() => iterator.next());
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+async function exportPrompt(client: Promptstore, prompt: PromptListItem): Promise<BundledPrompt> {
+  const history = await talking(() => client.versions(prompt.id));
+  const versions: BundledVersion[] = [];
+  for (const v of [...history.versions].reverse()) {
+    const view = await talking(() => client.get(prompt.id, { version: v.version, guard: false, cache: false }));
+    const content = {
+      sections: view.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled })),
+      tools: (view.tools ?? []) as BundledVersion["tools"] & object,
+      ...(view.model !== undefined ? { model: view.model as BundledVersion["model"] & object } : {}),
+    };
+    if (contentHash(content) !== v.version) {
+      throw new CliError(`${prompt.id}: version ${v.version} read back with content of another hash`);
+    }
+    versions.push({
+      version: v.version,
+      message: v.message,
+      created_at: v.created_at,
+      saved_by: v.saved_by,
+      sections: content.sections,
+      tools: content.tools,
+      ...(content.model !== undefined ? { model: content.model } : {}),
+    });
+  }
+  return {
+    id: prompt.id,
+    name: prompt.name,
+    description: prompt.description,
+    created_at: prompt.created_at,
+    production_version: history.production_version,
+    latest_version: history.latest_version,
+    versions,
+  };
 }
 
 async function readBundle(file: string): Promise<Bundle> {

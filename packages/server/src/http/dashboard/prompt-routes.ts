@@ -4,6 +4,7 @@ import { createPromptBody, publishBody, readOptionsOf, readQuery, saveVersionBod
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AccountService } from "../../service/account-service.js";
 import type { PromptService } from "../../service/prompt-service.js";
+import { type AnswersInFlight, envelopeAround, sendPagesAsJson } from "../chunked-json.js";
 import { ok } from "../envelope.js";
 import { labelParam, promptIdParam, storableIdParam } from "../routes/params.js";
 import { parseInput } from "../validate.js";
@@ -22,19 +23,22 @@ export function registerDashboardPromptRoutes(
   app: FastifyInstance,
   accounts: AccountService,
   prompts: PromptService,
+  inFlight?: AnswersInFlight,
 ): void {
   const session = { config: { session: true } };
   const callerFor = (request: FastifyRequest, needed: Permission) =>
     accounts.projectCaller(userOf(request), projectIdParam(request), needed);
 
-  app.get(`${PREFIX}/prompts`, session, async (request) => {
+  // Every prompt, streamed page by page (chunked-json.ts): the bytes of the one-piece answer.
+  app.get(`${PREFIX}/prompts`, session, async (request, reply) => {
     const granted = await callerFor(request, "read");
     const list: DashboardPromptList = {
       project: { id: granted.projectId, name: granted.projectName },
       role: granted.role,
-      prompts: await prompts.listWithVariables(granted),
+      prompts: [],
     };
-    return ok(list);
+    const [head, tail] = envelopeAround({ ...list });
+    return sendPagesAsJson(reply, head, prompts.listWithVariablesPages(granted), tail, inFlight);
   });
 
   app.post(`${PREFIX}/prompts`, session, async (request, reply) => {

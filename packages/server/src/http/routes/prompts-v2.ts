@@ -16,6 +16,7 @@ import type { z } from "zod";
 import type { PromptService } from "../../service/prompt-service.js";
 import { callerOf } from "../auth.js";
 import { sendCachedRead } from "../cached-read.js";
+import { envelopeAround, sendPagesAsJson } from "../chunked-json.js";
 import { ok } from "../envelope.js";
 import type { Metrics } from "../metrics.js";
 import { PRODUCTION_READ, type ReadCache } from "../read-cache.js";
@@ -57,9 +58,13 @@ export function registerPromptRoutes(
 ): void {
   const auth = { config: { auth: true } };
 
-  app.get("/api/v2/prompts", auth, async (request) => {
+  app.get("/api/v2/prompts", auth, async (request, reply) => {
     const query = parseInput(listQuery, request.query, "query");
-    return ok(await service.list(callerOf(request), query));
+    const caller = callerOf(request);
+    if (query.limit !== undefined || query.cursor !== undefined) return ok(await service.list(caller, query));
+    // Unpaged: every prompt, streamed page by page (chunked-json.ts), in the bytes of the one-piece answer.
+    const [head, tail] = envelopeAround({ project: { id: caller.projectId, name: caller.projectName }, prompts: [] });
+    return sendPagesAsJson(reply, head, service.listPages(caller), tail, metrics?.answersInFlight);
   });
 
   // Not async: a cache hit is answered without a promise.

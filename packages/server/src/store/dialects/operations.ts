@@ -54,6 +54,17 @@ export interface DialectOperations {
   lockEvents(db: Kysely<Database>, projectId: string): Promise<void>;
   /** Runs `work` in a read transaction that sees one snapshot of the database while others go on writing. */
   snapshot<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Up to `limit` rows of `table` after the row at `after` (from the start when undefined), in the order
+   * rows are stored, with the position of the last: a backup reads a table of any size page by page, each
+   * page one short query in its snapshot (SQLite's rowid, PostgreSQL's ctid, both stable within it).
+   */
+  tablePage(
+    db: Kysely<Database>,
+    table: string,
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ rows: Record<string, unknown>[]; last: string | undefined }>;
   /** The highest id each id sequence among `tables` has handed out, read in the transaction `db` is in. */
   readSequences(db: Kysely<Database>, tables: string[]): Promise<Record<string, number>>;
   /** Sets `table`'s id sequence to `value`: the next id it hands out is above it. */
@@ -64,3 +75,19 @@ export interface DialectOperations {
    */
   sharedCounters(url: string, max: number): pg.Pool | undefined;
 }
+
+/** The rows of a page with the position column taken off, and the position of its last row. */
+export function positioned(rows: Record<string, unknown>[]): {
+  rows: Record<string, unknown>[];
+  last: string | undefined;
+} {
+  let last: string | undefined;
+  for (const row of rows) {
+    last = String(row[POSITION]);
+    delete row[POSITION];
+  }
+  return { rows, last };
+}
+
+/** The column a table page reads its rows' positions into; no table of ours has it. */
+export const POSITION = "__position";

@@ -3,7 +3,7 @@ import pg from "pg";
 import { DEFAULT_INVALIDATION_TIMEOUT_MS } from "../change-channel.js";
 import type { Database } from "../schema.js";
 import type { CommitCheck } from "./guarded.js";
-import type { DialectOperations } from "./operations.js";
+import { type DialectOperations, POSITION, positioned } from "./operations.js";
 import { postgresChannel } from "./postgres-channel.js";
 
 /** How long taking a new connection may wait; past it the request gets its 503 rather than hanging. */
@@ -119,6 +119,13 @@ export const postgresOperations: DialectOperations = {
         await sql`set transaction read only`.execute(trx);
         return work(trx);
       }),
+  async tablePage(db, table, after, limit) {
+    const { rows } = await sql<
+      Record<string, unknown>
+    >`select ctid::text as ${sql.ref(POSITION)}, * from ${sql.table(table)}
+      where ctid > ${after ?? "(0,0)"}::tid order by ctid limit ${limit}`.execute(db);
+    return positioned(rows);
+  },
   async readSequences(db, tables) {
     const sequences: Record<string, number> = {};
     for (const table of tables) {

@@ -4,7 +4,7 @@ import SQLite from "better-sqlite3";
 import { type SqliteDatabase, SqliteDialect, type SqliteStatement, sql } from "kysely";
 import { LRUCache } from "lru-cache";
 import type { DatabaseHealth } from "../health.js";
-import type { DialectOperations } from "./operations.js";
+import { type DialectOperations, POSITION, positioned } from "./operations.js";
 import { sqliteChannel } from "./sqlite-channel.js";
 
 /**
@@ -66,6 +66,11 @@ export const sqliteOperations: DialectOperations = {
   lockEvents: async () => {},
   // In WAL mode a read transaction sees the database as of its first read, while the server goes on writing.
   snapshot: (db, work) => db.transaction().execute(work),
+  async tablePage(db, table, after, limit) {
+    const { rows } = await sql<Record<string, unknown>>`select rowid as ${sql.ref(POSITION)}, * from ${sql.table(table)}
+      where rowid > ${after === undefined ? 0 : Number(after)} order by rowid limit ${limit}`.execute(db);
+    return positioned(rows);
+  },
   async readSequences(db, tables) {
     const sequences: Record<string, number> = {};
     const rows = await sql<{ name: string; seq: number }>`select name, seq from sqlite_sequence`.execute(db);

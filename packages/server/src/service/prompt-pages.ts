@@ -1,0 +1,98 @@
+import type { Section } from "@promptstore/core/content";
+import type { DashboardPromptItem } from "@promptstore/core/dashboard";
+import { extractVariables } from "@promptstore/core/variables";
+import type { PromptListItem } from "@promptstore/core/views";
+import type { PromptRow } from "../store/prompt-rows.js";
+import type { ProjectStore } from "../store/prompts.js";
+
+/** One page of an unpaged list as the store reads it for a streamed answer; `last` when none follows. */
+export interface ListPage<T> {
+  items: T[];
+  last: boolean;
+}
+
+/**
+ * Prompts per page of an unpaged list. A page of list items is about 100 KB of JSON and a few milliseconds
+ * of the event loop on either database (bench/results.md, "Heavy work"); the dashboard's pages also read
+ * each prompt's served content, so they are smaller.
+ */
+export const LIST_PAGE_SIZE = 500;
+export const DASHBOARD_PAGE_SIZE = 200;
+
+/**
+ * Every prompt of the project, oldest first, page by page (keyset on `created_at, id`, as a client's paged
+ * list): each page is one short query, so a list of 100 000 prompts never holds the event loop nor the
+ * whole list in memory. Items are exactly those of the one-query list (`PromptService.list`).
+ */
+export async function* listPages(
+  store: ProjectStore,
+  pageSize = LIST_PAGE_SIZE,
+): AsyncGenerator<ListPage<PromptListItem>> {
+  let after: { created_at: string; id: string } | undefined;
+  for (;;) {
+    const rows = await store.listPrompts({ after, limit: pageSize + 1 });
+    const page = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
+    const last = rows.length <= pageSize;
+    yield { items: await withPageLabels(store, page), last };
+    const end = page[page.length - 1];
+    if (last || !end) return;
+    after = { created_at: end.created_at, id: end.id };
+  }
+}
+
+/** The dashboard's list (variables of the served version, the pointers' ages), page by page as above. */
+export async function* dashboardPages(
+  store: ProjectStore,
+  pageSize = DASHBOARD_PAGE_SIZE,
+): AsyncGenerator<ListPage<DashboardPromptItem>> {
+  for await (const { items, last } of listPages(store, pageSize)) {
+    const ids = items.map((p) => p.id);
+    const [contents, times] = await Promise.all([store.servedEnabledContents(ids), store.pointerTimes(ids)]);
+    yield { items: withVariables(items, contents, times), last };
+  }
+}
+
+/** List items with the dashboard's additions, from the served contents and pointer times of their prompts. */
+export function withVariables(
+  items: PromptListItem[],
+  contents: { prompt_id: string; content: string }[],
+  times: { id: string; production_saved_at: string | null; latest_saved_at: string }[],
+): DashboardPromptItem[] {
+  const savedAt = new Map(times.map((t) => [t.id, t]));
+  const sections = new Map<string, Section[]>();
+  for (const row of contents) {
+    const list = sections.get(row.prompt_id) ?? [];
+    list.push({ title: "", content: row.content, enabled: true });
+    sections.set(row.prompt_id, list);
+  }
+  return items.map((p) => ({
+    ...p,
+    variables: extractVariables(sections.get(p.id) ?? []),
+    production_saved_at: savedAt.get(p.id)?.production_saved_at ?? null,
+    latest_saved_at: savedAt.get(p.id)?.latest_saved_at ?? p.updated_at,
+  }));
+}
+
+/** Rows with every label of each (production first when set, then the others by name). */
+export function labelled<T extends PromptRow>(
+  rows: T[],
+  labelRows: { prompt_id: string; name: string; version: string }[],
+): (T & { labels: Record<string, string> })[] {
+  const others = new Map<string, [string, string][]>();
+  for (const { prompt_id, name, version } of labelRows) {
+    const list = others.get(prompt_id) ?? [];
+    list.push([name, version]);
+    others.set(prompt_id, list);
+  }
+  return rows.map((row) => {
+    const labels: Record<string, string> = {};
+    if (row.production_version !== null) labels.production = row.production_version;
+    for (const [name, version] of others.get(row.id) ?? []) labels[name] = version;
+    return { ...row, labels };
+  });
+}
+
+async function withPageLabels(store: ProjectStore, rows: PromptRow[]): Promise<PromptListItem[]> {
+  if (rows.length === 0) return [];
+  return labelled(rows, await store.labels().labelsOfPrompts(rows.map((r) => r.id)));
+}
