@@ -26,6 +26,13 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 // No field named: neither the e-mail nor the password alone is known to be the wrong one.
 const WRONG_CREDENTIALS = "the e-mail or the password is wrong";
 
+/** Thrown by changePassword for a wrong current password, so the caller can count it as a failed guess. */
+export class WrongCurrentPassword extends AppError {
+  constructor() {
+    super("forbidden", "current_password: is wrong");
+  }
+}
+
 /**
  * Dashboard accounts: users, sessions, and what each user may do where. Every dashboard action asks this
  * service for a caller with the permission it needs, so a role is enforced here, whatever the UI shows.
@@ -92,7 +99,7 @@ export class AccountService {
     if (!user.must_change_password) {
       if (current === undefined) throw badRequest("current_password: required");
       if (!(await verifyPassword(current, user.password_hash))) {
-        throw new AppError("forbidden", "current_password: is wrong");
+        throw new WrongCurrentPassword();
       }
     }
     await this.store.setPassword(user.id, await hashPassword(next), false);
