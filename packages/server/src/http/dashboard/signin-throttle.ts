@@ -24,7 +24,7 @@ export class SignInThrottle {
 
   /** Counts the attempt against the address; refuses when the address or the account is over its limit. */
   async admit(reply: FastifyReply, address: string, email: string): Promise<void> {
-    const { perAddress, perAccount } = SIGN_IN_LIMITS;
+    const { perAddress } = SIGN_IN_LIMITS;
     const byAddress = await this.limiter.consume(`signin-ip:${address}`, perAddress.attempts, perAddress.windowSeconds);
     if (!byAddress.allowed) this.refuse(reply, byAddress.resetSeconds);
     await this.admitAccount(reply, email);
