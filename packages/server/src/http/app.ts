@@ -261,7 +261,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerDashboardPromptRoutes(server, accounts, prompts);
   registerDashboardReleaseRoutes(server, accounts, prompts);
   registerDashboardSettingsRoutes(server, accounts, tenants, limiter, audit);
-  registerWebhooks(server, { store, config, prompts, bus, accounts });
+  registerWebhooks(server, { store, config, prompts, bus, accounts, secrets });
   registerMethodNotAllowed(server, new Map(paths));
 
   return { server, prompts, audit, tenants, accounts, bus, hub, secrets, dashboardDir };
