@@ -65,7 +65,7 @@ export class AccountService {
     return this.startSession(user);
   }
 
-  private async startSession(user: User): Promise<SignedIn> {
+  async startSession(user: User): Promise<SignedIn> {
     // Sessions are refused once expired; sweeping them here (sign-ins are rare) keeps the table small.
     await this.store.deleteExpiredSessions();
     const token = randomBytes(32).toString("base64url");
@@ -142,25 +142,6 @@ export class AccountService {
 
   members(orgId: string) {
     return this.store.members(orgId);
-  }
-
-  /** Adds an existing account, or creates one with a one-time password returned to show once. */
-  async addMember(orgId: string, email: string, role: Role) {
-    let password: string | undefined;
-    let user = await this.store.findUserByEmail(email);
-    if (!user) {
-      const created = await this.createUser(email);
-      // A concurrent request may have created it since; then it is simply an existing account.
-      user = created?.user ?? (await this.store.findUserByEmail(email));
-      password = created?.password;
-    }
-    if (!user) throw conflict(`email: ${email} could not be added; retry`);
-    if (!(await this.store.addMembership(orgId, user.id, role))) {
-      throw conflict(`email: ${email} is already a member of this organization`);
-    }
-    const member = (await this.store.members(orgId)).find((m) => m.user_id === user.id);
-    if (!member) throw notFound(`member ${email} not found`);
-    return { ...member, ...(password !== undefined ? { password } : {}) };
   }
 
   async changeRole(orgId: string, userId: string, role: Role) {

@@ -14,7 +14,7 @@ import {
 } from "./session-auth.js";
 import type { SignInThrottle } from "./signin-throttle.js";
 
-async function sessionView(accounts: AccountService, user: User, csrfToken: string): Promise<SessionView> {
+export async function sessionView(accounts: AccountService, user: User, csrfToken: string): Promise<SessionView> {
   return {
     user: { id: user.id, email: user.email, must_change_password: user.must_change_password },
     csrf_token: csrfToken,
