@@ -122,7 +122,11 @@ function SignedOutChoices({ token, email }: { token: string; email: string }) {
   return (
     <div className="stack">
       <p>
-        Already have an account for {email}? <Link to={`/sign-in?${next}`}>Sign in to accept</Link>.
+        Already have an account for {email}?{" "}
+        <Link className="inline-link" to={`/sign-in?${next}`}>
+          Sign in to accept
+        </Link>
+        .
       </p>
       <form className="form" onSubmit={submit} noValidate aria-labelledby="create-account-heading">
         <h2 id="create-account-heading">New here? Create your account</h2>

@@ -30,7 +30,7 @@ export function Invitations({ orgId }: { orgId: string }) {
   let body: ReactNode;
   if (list.isPending) body = <Loading label="Loading the invitations…" />;
   else if (list.isError) body = <ErrorState error={list.error} onRetry={() => list.refetch()} />;
-  else if (list.data.invitations.length === 0) body = <p className="subtle">No invitations yet.</p>;
+  else if (list.data.invitations.length === 0) body = <p className="subtle invitations-empty">No invitations yet.</p>;
   else {
     body = (
       <div className="table-wrap">
@@ -86,11 +86,13 @@ export function Invitations({ orgId }: { orgId: string }) {
 
   return (
     <div className="invitations">
-      <h3 id="invitations-heading">Invitations</h3>
-      <p className="small subtle">
-        An invitation is a link you send; the person joins when they accept it, signed in with that e-mail address or by
-        creating their account through it.
-      </p>
+      <div className="invitations-intro">
+        <h3 id="invitations-heading">Invitations</h3>
+        <p className="small subtle">
+          An invitation is a link you send; the person joins when they accept it, signed in with that e-mail address or
+          by creating their account through it.
+        </p>
+      </div>
       <InviteForm orgId={orgId} />
       {body}
       {revoking ? (
