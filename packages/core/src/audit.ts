@@ -7,7 +7,8 @@ import { text } from "./text.js";
  * hash for prompts (the latest version for a save, production for a publish), the key's scope for keys
  * (`revoked` after a revocation), the plan's name for a plan change. The release path's actions target
  * `<prompt id>:<label>` (a label's settings: `label:<name>`), and point at versions, or at `protected` /
- * `unprotected` for settings.
+ * `unprotected` for settings. Invitations belong to the organization (every project's trail shows them),
+ * target the invited e-mail, and point at the role (`revoked` after a revocation).
  */
 export const AUDIT_ACTIONS = [
   "prompt.created",
@@ -24,6 +25,9 @@ export const AUDIT_ACTIONS = [
   "release.approved",
   "release.rejected",
   "label.configured",
+  "invitation.created",
+  "invitation.revoked",
+  "invitation.accepted",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -41,6 +41,15 @@ export const createProjectBody = z.strictObject({
   name: text().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
 });
 export const addMemberBody = z.strictObject({ email, role });
+/** An owner invites an e-mail address into an organization with a role (the old "add member" body too). */
+export const inviteBody = addMemberBody;
+/** The invitation link's token: 43 base64url characters (32 random bytes). */
+export const invitationToken = text()
+  .max(100, "must be at most 100 characters")
+  .regex(/^[A-Za-z0-9_-]{43}$/, "is not an invitation token");
+export const invitationTokenBody = z.strictObject({ token: invitationToken });
+/** Creating one's account through an invitation: the e-mail is the invitation's, the password the invitee's. */
+export const invitationAccountBody = z.strictObject({ token: invitationToken, password: newPassword });
 export const changeRoleBody = z.strictObject({ role });
 /** A key's scope is chosen when it is created; without one it gets the default (publish). */
 export const createKeyBody = z.strictObject({ scope: keyScopeSchema.optional() }).optional();
@@ -106,9 +115,37 @@ export interface MemberView {
   created_at: string;
 }
 
-/** POST …/members: `password` is present (shown once) only when the e-mail had no account yet. */
-export interface AddedMember extends MemberView {
-  password?: string;
+export type InvitationStatus = "pending" | "accepted" | "revoked" | "expired";
+
+/** An invitation as the members screen, the CLI and the API list it: never with its token. */
+export interface InvitationView {
+  id: string;
+  email: string;
+  role: Role;
+  /** `user:<e-mail>` or `cli`. */
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  status: InvitationStatus;
+  accepted_at: string | null;
+  revoked_at: string | null;
+}
+
+/**
+ * POST …/invitations (and the old POST …/members): the same answer whether or not the e-mail has an account.
+ * `token` and `link` (the dashboard path to open, `/invite#<token>`) are shown this once.
+ */
+export interface CreatedInvitation extends InvitationView {
+  token: string;
+  link: string;
+}
+
+/** What the invitation's page shows its holder before they accept. */
+export interface InvitationPreview {
+  org: { name: string };
+  email: string;
+  role: Role;
+  expires_at: string;
 }
 
 export interface UsageView {

@@ -107,6 +107,11 @@ export interface WebhookView {
   enabled: boolean;
   created_at: string;
   updated_at: string;
+  /**
+   * True when the stored signing secret cannot sign: it was encrypted with another server secret key (a
+   * store restored under a new key). Deliveries fail, saying so, until the secret is rotated.
+   */
+  secret_needs_rotation: boolean;
 }
 
 /** Answered once, to a create or a rotation: the signing secret, `whsec_` + base64. */

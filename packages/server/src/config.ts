@@ -74,6 +74,8 @@ const envSchema = z.object({
     .min(0.01)
     .max(24 * 365)
     .default(168),
+  /** How long an invitation to an organization can be accepted. */
+  PROMPTSTORE_INVITATION_DAYS: z.coerce.number().min(0.001).max(365).default(7),
   /** How often an idle event stream carries a comment line, so proxies do not close it. */
   PROMPTSTORE_EVENTS_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   /** How often open event streams check that their key still works (a CLI revocation on SQLite notifies no one). */

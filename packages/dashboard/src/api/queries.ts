@@ -7,7 +7,6 @@ import { HASH_OR_PREFIX } from "@promptstore/core/version-ref";
 
 import type { AuditPage } from "@promptstore/core/audit";
 import type {
-  AddedMember,
   ApiKeyView,
   ChangePasswordBody,
   DashboardPromptList,
@@ -48,7 +47,7 @@ const projectPath = (projectId: string) => path`/api/dashboard/projects/${projec
 const promptPath = (projectId: string, promptId: string) => `${projectPath(projectId)}${path`/prompts/${promptId}`}`;
 const orgPath = (orgId: string) => path`/api/dashboard/orgs/${orgId}`;
 
-function remember(session: SessionView): SessionView {
+export function remember(session: SessionView): SessionView {
   setCsrfToken(session.csrf_token);
   return session;
 }
@@ -237,14 +236,6 @@ export function useRevokeKey(projectId: string) {
         client.invalidateQueries({ queryKey: keys.apiKeys(projectId) }),
         client.invalidateQueries({ queryKey: keys.audit(projectId) }),
       ]),
-  });
-}
-
-export function useAddMember(orgId: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: { email: string; role: Role }) => post<AddedMember>(`${orgPath(orgId)}/members`, body),
-    onSuccess: () => client.invalidateQueries({ queryKey: keys.members(orgId) }),
   });
 }
 

@@ -21,6 +21,7 @@ const Preview = lazy(() => import("../preview/Preview"));
 const Settings = lazy(() => import("../settings/Settings"));
 const Audit = lazy(() => import("../settings/Audit"));
 const Releases = lazy(() => import("../releases/Releases"));
+const AcceptInvitation = lazy(() => import("../auth/AcceptInvitation"));
 
 function Root() {
   return (
@@ -37,6 +38,8 @@ export const router = createBrowserRouter([
     errorElement: <RouteError />,
     children: [
       { path: "sign-in", element: <SignIn /> },
+      // Outside RequireSession: whoever opens the link may not have an account yet.
+      { path: "invite", element: <AcceptInvitation /> },
       {
         element: <RequireSession />,
         children: [

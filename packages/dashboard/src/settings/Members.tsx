@@ -1,24 +1,15 @@
-import { addMemberBody, type MemberView, ROLES, type Role } from "@promptstore/core/dashboard";
+import { type MemberView, ROLES, type Role } from "@promptstore/core/dashboard";
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import { type FormEvent, useState } from "react";
+import { useState } from "react";
 import { isApiError } from "../api/client";
-import { errorFor, type FieldError, unplacedErrors } from "../api/errors";
-import { membersQuery, useAddMember, useChangeRole, useRemoveMember } from "../api/queries";
-import { validate } from "../forms/validate";
+import { membersQuery, useChangeRole, useRemoveMember } from "../api/queries";
 import { useSession } from "../shell/session";
-import { CopyButton } from "../ui/CopyButton";
 import { ConfirmDialog } from "../ui/Dialog";
-import { Field, FormAlert } from "../ui/Field";
-import { SecretField } from "../ui/Secret";
 import { ErrorState, errorText, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
-
-const ROLE_HELP: Record<Role, string> = {
-  owner: "everything, including keys, members and projects",
-  editor: "create, edit and publish prompts",
-  viewer: "read prompts",
-};
+import { Invitations } from "./Invitations";
+import { ROLE_HELP } from "./roles";
 
 export function Members({ orgId, orgName }: { orgId: string; orgName: string }) {
   const session = useSession();
@@ -72,8 +63,8 @@ export function Members({ orgId, orgName }: { orgId: string; orgName: string }) 
           <p>People of {orgName}: they work in every project of the organization.</p>
         </div>
       </div>
-      <AddMember orgId={orgId} />
       {body}
+      <Invitations orgId={orgId} />
 
       {removing ? (
         <ConfirmDialog
@@ -86,7 +77,7 @@ export function Members({ orgId, orgName }: { orgId: string; orgName: string }) 
           onConfirm={() => remove.mutate(removing.user_id, { onSuccess: () => setRemoving(null) })}
         >
           <p>
-            {removing.email} loses access to every project of {orgName}. Their account stays; an owner can add them
+            {removing.email} loses access to every project of {orgName}. Their account stays; an owner can invite them
             again.
           </p>
         </ConfirmDialog>
@@ -188,102 +179,5 @@ function DemoteSelf({
         the role back.
       </p>
     </ConfirmDialog>
-  );
-}
-
-const ADD_FIELDS = new Set(["email", "role"]);
-
-function AddMember({ orgId }: { orgId: string }) {
-  const add = useAddMember(orgId);
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState<Role>("editor");
-  const [errors, setErrors] = useState<FieldError[]>([]);
-  const [added, setAdded] = useState<{ email: string; role: Role; password?: string } | null>(null);
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const body = validate(addMemberBody, { email, role });
-    if (!body.ok) {
-      setErrors(body.errors);
-      return;
-    }
-    setErrors([]);
-    setAdded(null);
-    add.mutate(body.data, {
-      onSuccess: (member) => {
-        setAdded({
-          email: member.email,
-          role: member.role,
-          ...(member.password === undefined ? {} : { password: member.password }),
-        });
-        setEmail("");
-      },
-      onError: (error) =>
-        setErrors([
-          isApiError(error)
-            ? { field: error.field, message: error.detail }
-            : { field: null, message: errorText(error) },
-        ]),
-    });
-  };
-
-  return (
-    <div className="add-member">
-      <form className="add-member-form" onSubmit={submit} noValidate aria-label="Add a member">
-        <FormAlert messages={unplacedErrors(errors, (f) => ADD_FIELDS.has(f))} />
-        <div className="add-member-fields">
-          <Field label="E-mail" error={errorFor(errors, "email")} className="add-member-email">
-            {(control) => (
-              <input
-                {...control}
-                className="input"
-                type="email"
-                autoComplete="off"
-                value={email}
-                onChange={(e) => setEmail(e.target.value)}
-              />
-            )}
-          </Field>
-          <Field label="Role" error={errorFor(errors, "role")} hint={ROLE_HELP[role]}>
-            {(control) => (
-              <select {...control} className="select" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-                {ROLES.map((r) => (
-                  <option key={r} value={r}>
-                    {r}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <button
-            type="submit"
-            className="button button-primary add-member-submit"
-            disabled={add.isPending}
-            aria-busy={add.isPending || undefined}
-          >
-            Add member
-          </button>
-        </div>
-      </form>
-      {added ? (
-        <div className="notice notice-success added-member" role="status">
-          {added.password ? (
-            <div className="stack">
-              <p>
-                Account created for <strong>{added.email}</strong> as {added.role}. Give them this one-time password
-                securely; it is shown only once. They choose their own at their first sign-in.
-              </p>
-              <SecretField value={added.password} label={`One-time password of ${added.email}`}>
-                <CopyButton text={added.password} />
-              </SecretField>
-            </div>
-          ) : (
-            <p>
-              <strong>{added.email}</strong> already had an account and was added as {added.role}.
-            </p>
-          )}
-        </div>
-      ) : null}
-    </div>
   );
 }

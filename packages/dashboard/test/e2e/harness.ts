@@ -31,13 +31,16 @@ export interface Bootstrapped {
   /** The API key printed at first start, used to check each step through REST. */
   key: string;
   projectId: string;
+  /** The DATABASE_URL it runs on, for CLI commands against the same store. */
+  databaseUrl: string;
   stop(): Promise<void>;
 }
 
 /** Starts the real binary on an empty database and returns what it printed. */
 export async function startFreshServer(env: Record<string, string> = {}): Promise<Bootstrapped> {
   const dir = mkdtempSync(join(tmpdir(), "promptstore-e2e-"));
-  const server = await startServer(join(dir, "e2e.sqlite"), env);
+  const databaseUrl = join(dir, "e2e.sqlite");
+  const server = await startServer(databaseUrl, env);
   const bootstrap = server.events.find((e) => e.event === "bootstrap");
   if (!bootstrap) throw new Error("the server did not bootstrap its empty database");
   return {
@@ -46,6 +49,7 @@ export async function startFreshServer(env: Record<string, string> = {}): Promis
     owner: bootstrap.owner,
     key: bootstrap.key.key,
     projectId: bootstrap.project.id,
+    databaseUrl,
     async stop() {
       await server.stop("SIGTERM");
       rmSync(dir, { recursive: true, force: true });

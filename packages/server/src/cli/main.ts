@@ -5,6 +5,7 @@ import { registerAdminCommands } from "./admin-commands.js";
 import { registerAuditCommand } from "./audit-commands.js";
 import { registerBackupCommands } from "./backup-commands.js";
 import { registerGitCommands } from "./git-commands.js";
+import { registerInviteCommands } from "./invite-commands.js";
 import { registerLabelCommands } from "./label-commands.js";
 import { registerPromptCommands } from "./prompt-commands.js";
 import { registerSecretKeyCommands } from "./secret-key-commands.js";
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerPromptCommands(program);
   registerLabelCommands(program);
   registerUserCommands(program);
+  registerInviteCommands(program);
   registerWebhookCommands(program);
   registerAuditCommand(program);
   registerGitCommands(program);

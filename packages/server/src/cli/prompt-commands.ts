@@ -4,7 +4,7 @@ import { configuredContentLimits, loadConfig } from "../config.js";
 import type { Caller } from "../service/access.js";
 import { ChangeBus } from "../service/change-bus.js";
 import { PromptService } from "../service/prompt-service.js";
-import { WebhookService } from "../service/webhook-service.js";
+import { webhookSink } from "../service/webhook-service.js";
 import { openStore, type Store } from "../store/index.js";
 import { TenantStore } from "../store/tenants.js";
 import { WebhookStore } from "../store/webhooks.js";
@@ -39,10 +39,7 @@ export async function withPrompts<T>(
       guardText: config.PROMPTSTORE_GUARD_TEXT,
       limits: configuredContentLimits(config),
     });
-    const webhooks = new WebhookService(new WebhookStore(store.db), {
-      allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
-    });
-    prompts.addEventSink(webhooks.sink);
+    prompts.addEventSink(webhookSink(new WebhookStore(store.db)));
     const caller: Caller = {
       projectId: project.id,
       projectName: project.name,

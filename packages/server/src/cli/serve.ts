@@ -6,6 +6,7 @@ import { loggerOptions } from "../http/request-log.js";
 import { createRateLimiter } from "../ratelimit/across-instances.js";
 import { openSecrets } from "../secrets/open-secrets.js";
 import { bootstrapIfEmpty } from "../service/bootstrap.js";
+import { sealPlainWebhookSecrets } from "../service/webhook-secrets.js";
 import { DEFAULT_SQLITE_PATH } from "../store/index.js";
 import { emit } from "./output.js";
 import { openStoreWhenReachable } from "./wait-for-store.js";
@@ -52,6 +53,19 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
     await store.close();
     throw error;
   });
+  // Secrets written before they were sealed are sealed now: a migration cannot, as it cannot know the key.
+  const sealed = await sealPlainWebhookSecrets(store.db, secrets.box).catch(async (error) => {
+    await store.close();
+    throw error;
+  });
+  if (sealed > 0) {
+    emit(
+      json,
+      { event: "webhook_secrets_sealed", count: sealed, key_id: secrets.box.keyId },
+      () =>
+        `Encrypted ${sealed} webhook signing secret(s) stored in the clear with the secret key (key id ${secrets.box.keyId}).`,
+    );
+  }
   if (secrets.source === "generated") {
     emit(
       json,

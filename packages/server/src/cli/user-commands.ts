@@ -55,7 +55,10 @@ export function registerUserCommands(program: Command): void {
       const result = await withAccounts(async (accounts, tenants) => {
         const org = await organization(tenants, opts.org);
         const created = await accounts.createUser(address);
-        if (!created) throw new CliError(`email: an account ${address} already exists; add it with the dashboard`);
+        if (!created)
+          throw new CliError(
+            `email: an account ${address} already exists; invite it instead (promptstore invite create)`,
+          );
         await accounts.store.addMembership(org.id, created.user.id, chosenRole);
         return { id: created.user.id, email: address, password: created.password, org: org.name, role: chosenRole };
       });

@@ -11,8 +11,11 @@ import {
 import type { Command } from "commander";
 import type { z } from "zod";
 import { loadConfig } from "../config.js";
+import { openSecrets } from "../secrets/open-secrets.js";
+import { SecretKeyError } from "../secrets/secret-key.js";
+import { WebhookSecrets } from "../service/webhook-secrets.js";
 import { type ProjectWebhooks, WebhookService } from "../service/webhook-service.js";
-import { openStore } from "../store/index.js";
+import { DEFAULT_SQLITE_PATH, openStore } from "../store/index.js";
 import { TenantStore } from "../store/tenants.js";
 import { WebhookStore } from "../store/webhooks.js";
 import { CliError, emit } from "./output.js";
@@ -27,18 +30,25 @@ interface EndpointFlags extends JsonFlag {
   description?: string;
 }
 
-/** The CLI's own store and service; deliveries are sent by running servers, never from here. */
+/**
+ * The CLI's own store and service; deliveries are sent by running servers, never from here. The secret key
+ * is opened (and proven) as `serve` opens it: a secret created or rotated here is sealed with it, and the
+ * list says which secrets cannot sign.
+ */
 async function withWebhooks<T>(work: (webhooks: WebhookService, tenants: TenantStore) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const store = await openStore(config.DATABASE_URL);
   try {
-    const webhooks = new WebhookService(new WebhookStore(store.db), {
-      allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
-    });
+    const { box } = await openSecrets(config, store, config.DATABASE_URL || DEFAULT_SQLITE_PATH);
+    const webhooks = new WebhookService(
+      new WebhookStore(store.db),
+      { allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE },
+      new WebhookSecrets(box),
+    );
     return await work(webhooks, new TenantStore(store.db));
   } catch (error) {
     // The service's refusals are the user's to act on: one line, like every other CLI failure.
-    if (error instanceof AppError) throw new CliError(error.message);
+    if (error instanceof AppError || error instanceof SecretKeyError) throw new CliError(error.message);
     throw error;
   } finally {
     await store.close();
@@ -77,7 +87,10 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, root: string): z.
 }
 
 function line(w: WebhookView): string {
-  return `${w.id}  ${w.enabled ? "enabled" : "disabled"}  ${w.url}  ${w.events.join(",")}${w.description ? `  (${w.description})` : ""}`;
+  const rotate = w.secret_needs_rotation
+    ? `  SECRET NEEDS ROTATING (promptstore webhook update ${w.id} --rotate-secret)`
+    : "";
+  return `${w.id}  ${w.enabled ? "enabled" : "disabled"}  ${w.url}  ${w.events.join(",")}${w.description ? `  (${w.description})` : ""}${rotate}`;
 }
 
 function deliveryLine(d: DeliveryView): string {

@@ -14,14 +14,17 @@ import { AuditService } from "../service/audit-service.js";
 import { ChangeBus } from "../service/change-bus.js";
 import { EventHub } from "../service/event-hub.js";
 import { pruneEvents } from "../service/event-retention.js";
+import { InvitationService } from "../service/invitation-service.js";
 import { KeyCache } from "../service/key-cache.js";
 import { PromptService } from "../service/prompt-service.js";
 import { TenantService } from "../service/tenant-service.js";
 import { AccountStore } from "../store/accounts.js";
 import type { Store } from "../store/index.js";
+import { InvitationStore } from "../store/invitations.js";
 import { TenantStore } from "../store/tenants.js";
 import { VERSION } from "../version.js";
 import { connectionTimeouts, limitConnections } from "./connection-limits.js";
+import { registerInvitationRoutes } from "./dashboard/invitation-routes.js";
 import { registerDashboardPromptRoutes } from "./dashboard/prompt-routes.js";
 import { registerDashboardReleaseRoutes } from "./dashboard/release-routes.js";
 import { guardSessionRoutes } from "./dashboard/session-auth.js";
@@ -146,6 +149,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const sessionTtlMs = config.PROMPTSTORE_SESSION_HOURS * 3_600_000;
   const accounts = new AccountService(new AccountStore(store.db), { sessionTtlMs });
   const audit = new AuditService(store.db);
+  const invitations = new InvitationService(new InvitationStore(store.db), accounts, {
+    ttlMs: config.PROMPTSTORE_INVITATION_DAYS * 86_400_000,
+  });
   const limiter = options.rateLimiter ?? memoryRateLimiter();
   // A client's mistake is answered 4xx and logged at warn, with its request id, by the MCP route; the SDK's
   // own account of it is detail for debugging.
@@ -264,7 +270,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerDashboardPromptRoutes(server, accounts, prompts, metrics?.answersInFlight);
   registerDashboardReleaseRoutes(server, accounts, prompts);
   registerDashboardSettingsRoutes(server, accounts, tenants, limiter, audit);
-  registerWebhooks(server, { store, config, prompts, bus, accounts });
+  registerInvitationRoutes(server, accounts, invitations, sessionTtlMs);
+  registerWebhooks(server, { store, config, prompts, bus, accounts, secrets });
   registerMethodNotAllowed(server, new Map(paths));
 
   return { server, prompts, audit, tenants, accounts, bus, hub, secrets, dashboardDir };

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../config.js";
+import type { SecretBox } from "../secrets/secret-box.js";
 import type { AccountService } from "../service/account-service.js";
 import type { ChangeBus } from "../service/change-bus.js";
 import type { PromptService } from "../service/prompt-service.js";
 import { WebhookDispatcher } from "../service/webhook-dispatcher.js";
+import { WebhookSecrets } from "../service/webhook-secrets.js";
 import { WebhookService } from "../service/webhook-service.js";
 import { DatabaseUnavailable } from "../store/faults.js";
 import type { Store } from "../store/index.js";
@@ -17,6 +19,7 @@ export interface WebhookDeps {
   prompts: PromptService;
   bus: ChangeBus;
   accounts: AccountService;
+  secrets: SecretBox;
 }
 
 /**
@@ -26,19 +29,27 @@ export interface WebhookDeps {
  */
 export function registerWebhooks(server: FastifyInstance, deps: WebhookDeps): WebhookService {
   const { config } = deps;
-  const webhooks = new WebhookService(new WebhookStore(deps.store.db), {
-    allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
-  });
+  const secrets = new WebhookSecrets(deps.secrets);
+  const webhooks = new WebhookService(
+    new WebhookStore(deps.store.db),
+    { allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE },
+    secrets,
+  );
   deps.prompts.addEventSink(webhooks.sink);
-  const dispatcher = new WebhookDispatcher(webhooks.store, deps.bus, {
-    timeoutMs: config.PROMPTSTORE_WEBHOOK_TIMEOUT_MS,
-    allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
-    retryScale: config.PROMPTSTORE_WEBHOOK_RETRY_SCALE,
-    // Never the endpoint's secret: the error only. A database outage is logged once, by the store's health.
-    onError: (error) => {
-      if (!(error instanceof DatabaseUnavailable)) server.log.warn({ err: error }, "webhook dispatcher");
+  const dispatcher = new WebhookDispatcher(
+    webhooks.store,
+    deps.bus,
+    {
+      timeoutMs: config.PROMPTSTORE_WEBHOOK_TIMEOUT_MS,
+      allowPrivate: config.PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE,
+      retryScale: config.PROMPTSTORE_WEBHOOK_RETRY_SCALE,
+      // Never the endpoint's secret: the error only. A database outage is logged once, by the store's health.
+      onError: (error) => {
+        if (!(error instanceof DatabaseUnavailable)) server.log.warn({ err: error }, "webhook dispatcher");
+      },
     },
-  });
+    secrets,
+  );
   server.addHook("onReady", async () => dispatcher.start());
   server.addHook("onClose", async () => dispatcher.stop());
   registerWebhookRoutes(server, webhooks);

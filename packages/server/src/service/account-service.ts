@@ -26,6 +26,13 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 // No field named: neither the e-mail nor the password alone is known to be the wrong one.
 const WRONG_CREDENTIALS = "the e-mail or the password is wrong";
 
+/** Thrown by changePassword for a wrong current password, so the caller can count it as a failed guess. */
+export class WrongCurrentPassword extends AppError {
+  constructor() {
+    super("forbidden", "current_password: is wrong");
+  }
+}
+
 /**
  * Dashboard accounts: users, sessions, and what each user may do where. Every dashboard action asks this
  * service for a caller with the permission it needs, so a role is enforced here, whatever the UI shows.
@@ -58,7 +65,7 @@ export class AccountService {
     return this.startSession(user);
   }
 
-  private async startSession(user: User): Promise<SignedIn> {
+  async startSession(user: User): Promise<SignedIn> {
     // Sessions are refused once expired; sweeping them here (sign-ins are rare) keeps the table small.
     await this.store.deleteExpiredSessions();
     const token = randomBytes(32).toString("base64url");
@@ -92,7 +99,7 @@ export class AccountService {
     if (!user.must_change_password) {
       if (current === undefined) throw badRequest("current_password: required");
       if (!(await verifyPassword(current, user.password_hash))) {
-        throw new AppError("forbidden", "current_password: is wrong");
+        throw new WrongCurrentPassword();
       }
     }
     await this.store.setPassword(user.id, await hashPassword(next), false);
@@ -135,25 +142,6 @@ export class AccountService {
 
   members(orgId: string) {
     return this.store.members(orgId);
-  }
-
-  /** Adds an existing account, or creates one with a one-time password returned to show once. */
-  async addMember(orgId: string, email: string, role: Role) {
-    let password: string | undefined;
-    let user = await this.store.findUserByEmail(email);
-    if (!user) {
-      const created = await this.createUser(email);
-      // A concurrent request may have created it since; then it is simply an existing account.
-      user = created?.user ?? (await this.store.findUserByEmail(email));
-      password = created?.password;
-    }
-    if (!user) throw conflict(`email: ${email} could not be added; retry`);
-    if (!(await this.store.addMembership(orgId, user.id, role))) {
-      throw conflict(`email: ${email} is already a member of this organization`);
-    }
-    const member = (await this.store.members(orgId)).find((m) => m.user_id === user.id);
-    if (!member) throw notFound(`member ${email} not found`);
-    return { ...member, ...(password !== undefined ? { password } : {}) };
   }
 
   async changeRole(orgId: string, userId: string, role: Role) {

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { SecretUnreadable } from "../secrets/secret-box.js";
 import type { WebhookStore } from "../store/webhooks.js";
 import type { ChangeBus } from "./change-bus.js";
 import type { Resolver } from "./webhook-address.js";
-import { sendWebhook } from "./webhook-sender.js";
+import { unreadableReason, type WebhookSecrets } from "./webhook-secrets.js";
+import { type Attempt, sendWebhook } from "./webhook-sender.js";
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -91,6 +93,7 @@ export class WebhookDispatcher {
     private readonly store: WebhookStore,
     private readonly bus: ChangeBus,
     private readonly options: DispatcherOptions,
+    private readonly secrets: WebhookSecrets,
   ) {
     this.concurrency = options.concurrency ?? 8;
     this.pollMs = options.pollMs ?? 5000;
@@ -187,16 +190,22 @@ export class WebhookDispatcher {
     signal: AbortSignal,
   ): Promise<void> {
     const started = new Date();
-    const result = await sendWebhook(
-      { url: delivery.url, secret: delivery.secret },
-      { id: `msg_${delivery.event_id}`, payload: delivery.payload },
-      {
-        timeoutMs: this.options.timeoutMs,
-        allowPrivate: this.options.allowPrivate,
-        signal,
-        ...(this.options.resolver ? { resolver: this.options.resolver } : {}),
-      },
-    );
+    const secret = this.openSecret(delivery.endpoint_id, delivery.secret);
+    // A secret that cannot sign is a failed attempt that sends nothing: it retries on the usual schedule,
+    // and a rotation makes it due at once.
+    const result: Attempt =
+      typeof secret !== "string"
+        ? secret
+        : await sendWebhook(
+            { url: delivery.url, secret },
+            { id: `msg_${delivery.event_id}`, payload: delivery.payload },
+            {
+              timeoutMs: this.options.timeoutMs,
+              allowPrivate: this.options.allowPrivate,
+              signal,
+              ...(this.options.resolver ? { resolver: this.options.resolver } : {}),
+            },
+          );
     if (signal.aborted) {
       await this.store.release(delivery.id, token);
       return;
@@ -216,6 +225,15 @@ export class WebhookDispatcher {
       error: result.error,
       next_attempt_at: next === null ? null : new Date(next).toISOString(),
     });
+  }
+
+  private openSecret(endpointId: string, stored: string): string | Attempt {
+    try {
+      return this.secrets.open(endpointId, stored);
+    } catch (error) {
+      if (!(error instanceof SecretUnreadable)) throw error;
+      return { ok: false, status: null, error: `not sent: ${unreadableReason(error)}` };
+    }
   }
 
   /** How long to sleep: until the next head falls due, at most `pollMs`. */

@@ -14,6 +14,7 @@ import { now } from "../store/ids.js";
 import type { Database } from "../store/schema.js";
 import {
   type EndpointPatch,
+  type EndpointRow,
   newWebhookId,
   newWebhookSecret,
   toDeliveryView,
@@ -22,10 +23,21 @@ import {
 } from "../store/webhooks.js";
 import { type Caller, requireAccess } from "./access.js";
 import { literalAddress, refusalMessage, refusedAddress } from "./webhook-address.js";
+import type { WebhookSecrets } from "./webhook-secrets.js";
 
 export interface WebhookServiceOptions {
   /** PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE: endpoints may be on private, loopback and link-local addresses. */
   allowPrivate: boolean;
+}
+
+/**
+ * Queues the deliveries of a change inside the change's transaction. Needs no secret key: it copies no
+ * secret, so the CLI's prompt commands queue deliveries without opening the key.
+ */
+export function webhookSink(store: WebhookStore) {
+  return async (db: Kysely<Database>, projectId: string, events: PromptEvent[]): Promise<void> => {
+    await store.enqueue(db, projectId, events);
+  };
 }
 
 /**
@@ -36,12 +48,14 @@ export class WebhookService {
   constructor(
     readonly store: WebhookStore,
     private readonly options: WebhookServiceOptions,
+    /** Seals each secret written and tells which stored ones cannot sign (another key's, after a restore). */
+    readonly secrets: WebhookSecrets,
   ) {}
 
   /** The event sink: queues the deliveries of a change inside the change's transaction. */
-  readonly sink = async (db: Kysely<Database>, projectId: string, events: PromptEvent[]): Promise<void> => {
-    await this.store.enqueue(db, projectId, events);
-  };
+  get sink() {
+    return webhookSink(this.store);
+  }
 
   /**
    * The caller's project's endpoints. Managing webhooks, reading them included, needs publish: an endpoint
@@ -50,7 +64,7 @@ export class WebhookService {
    */
   of(caller: Pick<Caller, "projectId" | "access" | "role">): ProjectWebhooks {
     requireAccess(caller, "publish", "managing webhooks");
-    return new ProjectWebhooks(this.store, this.options, caller.projectId);
+    return new ProjectWebhooks(this.store, this.options, this.secrets, caller.projectId);
   }
 }
 
@@ -59,8 +73,14 @@ export class ProjectWebhooks {
   constructor(
     private readonly store: WebhookStore,
     private readonly options: WebhookServiceOptions,
+    private readonly secrets: WebhookSecrets,
     private readonly projectId: string,
   ) {}
+
+  /** The view, saying whether the stored secret can sign (it cannot after a restore under another key). */
+  private view(row: EndpointRow): WebhookView {
+    return { ...toWebhookView(row), secret_needs_rotation: this.secrets.problem(row.id, row.secret) !== null };
+  }
 
   /**
    * A literal private address is refused when the endpoint is written (the operator can still allow it); a
@@ -80,24 +100,26 @@ export class ProjectWebhooks {
   }
 
   async list(): Promise<WebhookView[]> {
-    return (await this.store.listEndpoints(this.projectId)).map(toWebhookView);
+    return (await this.store.listEndpoints(this.projectId)).map((row) => this.view(row));
   }
 
   async get(id: string): Promise<WebhookView> {
-    return toWebhookView(await this.require(id));
+    return this.view(await this.require(id));
   }
 
   async create(body: CreateWebhookBody): Promise<WebhookWithSecret> {
     this.checkUrl(body.url);
     const at = now();
+    const id = newWebhookId();
+    const secret = newWebhookSecret();
     const row = {
-      id: newWebhookId(),
+      id,
       project_id: this.projectId,
       url: body.url,
       description: body.description ?? "",
       event_types: JSON.stringify(body.events),
       enabled: body.enabled === false ? 0 : 1,
-      secret: newWebhookSecret(),
+      secret: this.secrets.seal(id, secret),
       created_at: at,
       updated_at: at,
     };
@@ -107,7 +129,7 @@ export class ProjectWebhooks {
         `webhooks: a project may have at most ${WEBHOOK_LIMITS.endpointsPerProject} endpoints; remove one first`,
       );
     }
-    return { ...toWebhookView(row), secret: row.secret };
+    return { ...this.view(row), secret };
   }
 
   async update(id: string, body: UpdateWebhookBody): Promise<WebhookView> {
@@ -123,12 +145,18 @@ export class ProjectWebhooks {
     return this.get(id);
   }
 
-  /** A new secret, effective for every attempt from now on (queued deliveries included); answered once. */
+  /**
+   * A new secret, effective for every attempt from now on (queued deliveries included); answered once.
+   * Deliveries waiting for a retry are due at once: those that waited for a secret that could sign (after a
+   * restore under another key) go out now rather than at their next scheduled retry.
+   */
   async rotateSecret(id: string): Promise<WebhookWithSecret> {
     const secret = newWebhookSecret();
-    if (!(await this.store.updateEndpoint(this.projectId, id, { secret }, now()))) {
+    const at = now();
+    if (!(await this.store.updateEndpoint(this.projectId, id, { secret: this.secrets.seal(id, secret) }, at))) {
       throw notFound(`webhook ${id.slice(0, 64)} not found`);
     }
+    await this.store.retryNow(id, at);
     return { ...(await this.get(id)), secret };
   }
 

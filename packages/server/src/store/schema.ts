@@ -108,6 +108,24 @@ export interface UsersTable {
   created_at: string;
 }
 
+/** An owner's invitation to an organization (migration 015): pending until accepted, revoked or expired. */
+export interface InvitationsTable {
+  id: string;
+  org_id: string;
+  email: string;
+  role: string;
+  /** SHA-256 of the link's token. */
+  token_hash: string;
+  /** The actor who invited: `user:<e-mail>` or `cli`. */
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  /** The user who accepted. */
+  accepted_by: string | null;
+  revoked_at: string | null;
+}
+
 export interface MembershipsTable {
   org_id: string;
   user_id: string;
@@ -152,6 +170,7 @@ export interface WebhookEndpointsTable {
   event_types: string;
   /** 0 or 1. */
   enabled: number;
+  /** Sealed with the server's secret key (`enc:v1:…`, context `webhook:<id>`); plain only before the start-up step seals it. */
   secret: string;
   created_at: string;
   updated_at: string;
@@ -248,6 +267,7 @@ export interface Database {
   label_settings: LabelSettingsTable;
   release_requests: ReleaseRequestsTable;
   secret_key_check: SecretKeyCheckTable;
+  invitations: InvitationsTable;
 }
 
 /** One row sealed with the server's secret key (migration 010); never backed up. */

@@ -25,16 +25,14 @@ export const newWebhookId = (): string => `whk_${randomBytes(12).toString("hex")
 /**
  * A signing secret as Standard Webhooks writes it: `whsec_` and the base64 of 32 random bytes.
  *
- * Stored as is, not hashed (it must be read back to sign) and not encrypted: an encryption key would have to
- * be configured on every instance and for the CLI, and losing or changing it would silently break every
- * endpoint; and whoever can read this table can already read every prompt, which is all a webhook tells.
- * What a leaked secret allows is forging notifications to that one receiver, who should in any case re-read
- * what changed through the API. So the secret is kept in the database like the data it protects, and only
- * there: it is never logged, never part of a view, and answered once, at creation or rotation.
+ * Not hashed (it must be read back to sign) but sealed with the server's secret key before it is stored
+ * (service/webhook-secrets.ts), so a copy of the table or a backup does not let anyone forge notifications.
+ * Never logged, never part of a view, and answered once, at creation or rotation.
  */
 export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
-export function toWebhookView(row: EndpointRow): WebhookView {
+/** The view of the row alone; whether its secret can sign is the service's to say (it holds the key). */
+export function toWebhookView(row: EndpointRow): Omit<WebhookView, "secret_needs_rotation"> {
   return {
     id: row.id,
     url: row.url,
@@ -157,6 +155,17 @@ export class WebhookStore {
       .where("id", "=", id)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Makes the endpoint's pending deliveries due at `at` (a new secret may make them deliverable now). */
+  async retryNow(endpointId: string, at: string): Promise<void> {
+    await this.db
+      .updateTable("webhook_deliveries")
+      .set({ next_attempt_at: at })
+      .where("endpoint_id", "=", endpointId)
+      .where("status", "=", "pending")
+      .where("next_attempt_at", ">", at)
+      .execute();
   }
 
   async removeEndpoint(projectId: string, id: string): Promise<boolean> {

@@ -85,7 +85,7 @@ describe.each(DATABASES)("promptstore backup and restore ($name)", (database: Te
     await app.tenants.revokeApiKey(revoked.id);
     await app.tenants.createApiKey(second.id);
     const user = await app.accounts.createUser("ops@example.com", PASSWORD);
-    await app.accounts.addMember(org.id, "ops@example.com", "owner");
+    await app.accounts.store.addMembership(org.id, user!.user.id, "owner");
     await app.accounts.signIn("ops@example.com", PASSWORD);
     expect(user).toMatchObject({ user: { email: "ops@example.com" }, password: PASSWORD, generated: false });
     return { key: key.key, revokedKey: revoked.key, projectId: project.id };

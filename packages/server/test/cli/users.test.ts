@@ -83,7 +83,7 @@ describe.each(DATABASES)("promptstore user commands ($name)", (database) => {
     await json("user", "create", "a@example.com", "--org", "acme");
     const twice = await cli(db.url, ["user", "create", "a@example.com", "--org", "acme", "--json"]);
     expect(JSON.parse(twice.stderr)).toEqual({
-      error: "email: an account a@example.com already exists; add it with the dashboard",
+      error: "email: an account a@example.com already exists; invite it instead (promptstore invite create)",
     });
   });
 });

@@ -45,6 +45,9 @@ describe.each(DATABASES)("dashboard isolation between organizations ($name)", (d
       ["PATCH", `/api/dashboard/orgs/${b.orgId}/members/${victimOwner!.user.id}`, { role: "viewer" }],
       ["DELETE", `/api/dashboard/orgs/${b.orgId}/members/${victimOwner!.user.id}`],
       ["GET", `/api/dashboard/orgs/${b.orgId}/usage`],
+      ["GET", `/api/dashboard/orgs/${b.orgId}/invitations`],
+      ["POST", `/api/dashboard/orgs/${b.orgId}/invitations`, { email: intruder.email, role: "owner" }],
+      ["DELETE", `/api/dashboard/orgs/${b.orgId}/invitations/inv_0000000000000000000000`],
     ];
     for (const [method, url, body] of attempts) {
       const res = await intruder.call(method, url, body === undefined ? {} : { body });

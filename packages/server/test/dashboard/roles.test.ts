@@ -96,7 +96,7 @@ const ACTIONS: Action[] = [
     run: (b, t) => b.call("GET", `/api/dashboard/orgs/${t.project.orgId}/members`),
   },
   {
-    name: "add a member",
+    name: "invite a member",
     needs: "admin",
     ok: 201,
     run: (b, t) =>

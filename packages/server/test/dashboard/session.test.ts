@@ -21,8 +21,19 @@ describe.each(DATABASES)("dashboard sessions behind a trusted HTTPS proxy ($name
     const email = await newUser(t, t.project.orgId, "viewer");
     const headers = { origin: "https://prompts.example.com", host: "127.0.0.1:3000" };
     expect((await signInRequest(t, email, PASSWORD, headers)).status).toBe(403);
-    const forwarded = { ...headers, "x-forwarded-host": "prompts.example.com" };
+    const forwarded = { ...headers, "x-forwarded-host": "prompts.example.com", "x-forwarded-proto": "https" };
     expect((await signInRequest(t, email, PASSWORD, forwarded)).status).toBe(200);
+  });
+
+  it("compares the scheme too: an https Origin over a proxy that forwarded plain http is refused, and the reverse", async () => {
+    const email = await newUser(t, t.project.orgId, "viewer");
+    const base = { host: "127.0.0.1:3000", "x-forwarded-host": "prompts.example.com" };
+    const overHttp = { ...base, origin: "https://prompts.example.com", "x-forwarded-proto": "http" };
+    const refused = await signInRequest(t, email, PASSWORD, overHttp);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ success: false, error: "origin: is not this server" });
+    const downgraded = { ...base, origin: "http://prompts.example.com", "x-forwarded-proto": "https" };
+    expect((await signInRequest(t, email, PASSWORD, downgraded)).status).toBe(403);
   });
 
   it("marks the cookie Secure when the request came over HTTPS", async () => {
@@ -38,6 +49,16 @@ describe.each(DATABASES)("dashboard sessions ($name)", (database) => {
   const t = useTestApp(database);
 
   describe("sign-in", () => {
+    it("refuses an https Origin on a plain-http server: an origin is scheme, host and port", async () => {
+      const email = await newUser(t, t.project.orgId, "viewer");
+      const res = await signInRequest(t, email, PASSWORD, { origin: "https://localhost:3000", host: "localhost:3000" });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ success: false, error: "origin: is not this server" });
+      expect(
+        (await signInRequest(t, email, PASSWORD, { origin: "http://localhost:3000", host: "localhost:3000" })).status,
+      ).toBe(200);
+    });
+
     it("answers the session and sets an HTTP-only, SameSite=Lax cookie (not Secure over plain HTTP)", async () => {
       const email = await newUser(t, t.project.orgId, "editor");
       const res = await signInRequest(t, email, PASSWORD);

@@ -52,45 +52,36 @@ describe.each(DATABASES)("dashboard project settings ($name)", (database) => {
   });
 
   describe("members", () => {
-    it("adds a new account with a one-time password shown once, which signs in", async () => {
-      const owner = await member(t, "owner");
-      const members = `/api/dashboard/orgs/${t.project.orgId}/members`;
-      const added = await owner.call("POST", members, { body: { email: "New.Person@Example.com", role: "viewer" } });
-      expect(added.status).toBe(201);
-      expect(added.body.data).toEqual({
-        user_id: expect.stringMatching(/^usr_/),
-        email: "new.person@example.com",
-        role: "viewer",
-        created_at: expect.any(String),
-        password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
-      });
-      const b = await signIn(t, "new.person@example.com", added.body.data.password);
-      expect((await b.call("GET", "/api/dashboard/session")).body.data.user.must_change_password).toBe(true);
-      const listed = (await owner.call("GET", members)).body.data.members;
-      expect(listed.map((m: any) => [m.email, m.role])).toEqual([
-        [owner.email, "owner"],
-        ["new.person@example.com", "viewer"],
-      ]);
-    });
-
-    it("adds an existing account without a password; adding it twice is 409", async () => {
+    it("the old add-member endpoint now invites: one answer for a new and an existing e-mail, nobody joins", async () => {
       const owner = await member(t, "owner");
       const otherOrg = await t.newProject();
-      const email = await newUser(t, otherOrg.orgId, "owner");
+      const existing = await newUser(t, otherOrg.orgId, "owner");
       const members = `/api/dashboard/orgs/${t.project.orgId}/members`;
-      const added = await owner.call("POST", members, { body: { email, role: "editor" } });
-      expect(added.body.data).toEqual({
-        user_id: expect.any(String),
+      const shape = (email: string, role: string) => ({
+        id: expect.stringMatching(/^inv_/),
         email,
-        role: "editor",
+        role,
+        invited_by: `user:${owner.email}`,
         created_at: expect.any(String),
+        expires_at: expect.any(String),
+        status: "pending",
+        accepted_at: null,
+        revoked_at: null,
+        token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        link: expect.stringMatching(/^\/invite#[A-Za-z0-9_-]{43}$/),
       });
-      const twice = await owner.call("POST", members, { body: { email, role: "viewer" } });
-      expect(twice.status).toBe(409);
-      expect(twice.body).toEqual({ success: false, error: `email: ${email} is already a member of this organization` });
-      // Their own password still works, and they now see both organizations.
-      const b = await signIn(t, email);
-      expect((await b.call("GET", "/api/dashboard/session")).body.data.memberships).toHaveLength(2);
+      const fresh = await owner.call("POST", members, { body: { email: "New.Person@Example.com", role: "viewer" } });
+      const known = await owner.call("POST", members, { body: { email: existing, role: "editor" } });
+      expect([fresh.status, known.status]).toEqual([201, 201]);
+      expect(fresh.body.data).toEqual(shape("new.person@example.com", "viewer"));
+      expect(known.body.data).toEqual(shape(existing, "editor"));
+      expect(Object.keys(fresh.body.data)).toEqual(Object.keys(known.body.data));
+      // No account was made, and the existing one is not in the organization.
+      expect(await t.app.accounts.store.findUserByEmail("new.person@example.com")).toBeUndefined();
+      const b = await signIn(t, existing);
+      expect((await b.call("GET", "/api/dashboard/session")).body.data.memberships).toHaveLength(1);
+      const listed = (await owner.call("GET", members)).body.data.members;
+      expect(listed.map((m: any) => m.email)).toEqual([owner.email]);
     });
 
     it("changes roles, and never leaves the organization without an owner", async () => {

@@ -31,6 +31,7 @@ describe.each(DATABASES)("webhooks API ($name)", (database: TestDatabase) => {
       enabled: true,
       created_at: expect.stringMatching(ISO),
       updated_at: view.created_at,
+      secret_needs_rotation: false,
     });
 
     const read = await t.request("GET", `/api/v2/webhooks/${view.id}`);
@@ -291,6 +292,7 @@ describe.each(DATABASES)("webhooks API ($name)", (database: TestDatabase) => {
       "enabled",
       "created_at",
       "updated_at",
+      "secret_needs_rotation",
       "secret",
     ]);
   });

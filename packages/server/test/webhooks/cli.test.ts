@@ -1,7 +1,8 @@
 import { EVENT_TYPES } from "@promptstore/core/events";
 import { describe, expect, it } from "vitest";
+import { resolveSecretKey } from "../../src/secrets/secret-key.js";
 import { openStore } from "../../src/store/index.js";
-import { cli, cliJson, useBinaryDatabase } from "../support/binary.js";
+import { cli, cliJson, secretKeyEnv, useBinaryDatabase } from "../support/binary.js";
 import { DATABASES } from "../support/databases.js";
 
 const ALL = [...EVENT_TYPES];
@@ -36,6 +37,7 @@ describe.each(DATABASES)("promptstore webhook commands ($name)", (database) => {
       enabled: true,
       created_at: expect.any(String),
       updated_at: created.created_at,
+      secret_needs_rotation: false,
       secret: expect.stringMatching(SECRET),
     });
     const second = await json(
@@ -78,7 +80,7 @@ describe.each(DATABASES)("promptstore webhook commands ($name)", (database) => {
     const rotated = await json("webhook", "update", second.id, "--rotate-secret");
     expect(rotated.secret).toMatch(SECRET);
     expect(rotated.secret).not.toBe(second.secret);
-    // The stored secret is the one printed.
+    // The stored secret is the one printed, sealed with the store's key (the CLI opens it as serve does).
     const store = await openStore(db.url);
     try {
       const row = await store.db
@@ -86,7 +88,9 @@ describe.each(DATABASES)("promptstore webhook commands ($name)", (database) => {
         .select("secret")
         .where("id", "=", second.id)
         .executeTakeFirstOrThrow();
-      expect(row.secret).toBe(rotated.secret);
+      expect(row.secret).toMatch(/^enc:v1:/);
+      const { box } = resolveSecretKey(secretKeyEnv(db.url), store.dialect, db.url);
+      expect(box.decrypt(row.secret, `webhook:${second.id}`)).toBe(rotated.secret);
     } finally {
       await store.close();
     }

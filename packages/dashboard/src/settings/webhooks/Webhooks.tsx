@@ -72,6 +72,11 @@ export function Webhooks({ projectId, projectName }: { projectId: string; projec
                   ) : (
                     <span className="badge">disabled</span>
                   )}
+                  {hook.secret_needs_rotation ? (
+                    <span className="badge badge-warning webhook-rotate">
+                      secret needs rotating: rotate it, then give the receiver the new one
+                    </span>
+                  ) : null}
                 </td>
                 <td data-label="Added" className="webhook-added">
                   <TimeAgo iso={hook.created_at} />

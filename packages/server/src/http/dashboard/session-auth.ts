@@ -54,14 +54,18 @@ export function sessionToken(app: FastifyInstance, request: FastifyRequest): str
 export function checkSameOrigin(request: FastifyRequest): void {
   const origin = request.headers.origin;
   if (origin === undefined) return;
-  let host: string;
+  let named: URL;
   try {
-    host = new URL(origin).host;
+    named = new URL(origin);
   } catch {
     throw new AppError("forbidden", "origin: is not this server");
   }
-  // request.host: the Host header, or X-Forwarded-Host behind a trusted proxy that rewrites Host.
-  if (host !== request.host) throw new AppError("forbidden", "origin: is not this server");
+  // Scheme, host and port, as browsers define an origin: a page served over plain http is another origin
+  // than the https one. request.protocol and request.host are what the client used: behind a trusted proxy
+  // (PROMPTSTORE_TRUST_PROXY), X-Forwarded-Proto and X-Forwarded-Host.
+  if (named.host !== request.host || named.protocol !== `${request.protocol}:`) {
+    throw new AppError("forbidden", "origin: is not this server");
+  }
 }
 
 function sameToken(given: string, expected: string): boolean {

@@ -1,6 +1,6 @@
 import { changePasswordBody, type SessionView, signInBody } from "@promptstore/core/dashboard";
 import type { FastifyInstance } from "fastify";
-import type { AccountService } from "../../service/account-service.js";
+import { type AccountService, WrongCurrentPassword } from "../../service/account-service.js";
 import type { User } from "../../store/accounts.js";
 import { ok } from "../envelope.js";
 import { parseInput } from "../validate.js";
@@ -14,7 +14,7 @@ import {
 } from "./session-auth.js";
 import type { SignInThrottle } from "./signin-throttle.js";
 
-async function sessionView(accounts: AccountService, user: User, csrfToken: string): Promise<SessionView> {
+export async function sessionView(accounts: AccountService, user: User, csrfToken: string): Promise<SessionView> {
   return {
     user: { id: user.id, email: user.email, must_change_password: user.must_change_password },
     csrf_token: csrfToken,
@@ -59,7 +59,16 @@ export function registerSessionRoutes(
 
   app.post("/api/dashboard/password", beforePasswordChange, async (request, reply) => {
     const body = parseInput(changePasswordBody, request.body, "body");
-    const signedIn = await accounts.changePassword(userOf(request), body.current_password, body.new_password);
+    const user = userOf(request);
+    // Right after a one-time sign-in no current password is checked, so there is nothing to guess.
+    if (!user.must_change_password) await throttle.admitAccount(reply, user.email);
+    let signedIn: Awaited<ReturnType<AccountService["changePassword"]>>;
+    try {
+      signedIn = await accounts.changePassword(user, body.current_password, body.new_password);
+    } catch (error) {
+      if (error instanceof WrongCurrentPassword) await throttle.failed(user.email);
+      throw error;
+    }
     setSessionCookie(request, reply, signedIn.token, sessionTtlMs);
     return ok(await sessionView(accounts, signedIn.user, signedIn.csrfToken));
   });

@@ -1,7 +1,6 @@
 import { auditQuery } from "@promptstore/core/audit";
 import {
   type ApiKeyView,
-  addMemberBody,
   changeRoleBody,
   createKeyBody,
   createProjectBody,
@@ -62,13 +61,6 @@ export function registerDashboardSettingsRoutes(
   app.get("/api/dashboard/orgs/:orgId/members", session, async (request) => {
     const org = await ownerOfOrg(request);
     return ok({ members: await accounts.members(org.id) });
-  });
-
-  app.post("/api/dashboard/orgs/:orgId/members", session, async (request, reply) => {
-    const org = await ownerOfOrg(request);
-    const body = parseInput(addMemberBody, request.body, "body");
-    reply.code(201);
-    return ok(await accounts.addMember(org.id, body.email, body.role));
   });
 
   app.patch("/api/dashboard/orgs/:orgId/members/:userId", session, async (request) => {

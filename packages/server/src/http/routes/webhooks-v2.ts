@@ -35,6 +35,11 @@ export const webhookOut = z.strictObject({
   enabled: z.boolean().describe("Whether events are queued and sent"),
   created_at: timestamp,
   updated_at: timestamp,
+  secret_needs_rotation: z
+    .boolean()
+    .describe(
+      "True when the stored signing secret was encrypted with another server secret key (a store restored under a new key): deliveries fail, saying so, until the secret is rotated",
+    ),
 });
 
 export const webhookWithSecretOut = webhookOut.extend({
