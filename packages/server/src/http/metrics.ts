@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance } from "fastify";
-import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Store } from "../store/index.js";
 import type { ReadCache } from "./read-cache.js";
 
@@ -67,6 +67,9 @@ function collector(name: string, help: string, type: "counter" | "histogram", va
 export class Metrics {
   readonly registry = new Registry();
   readonly refusedConnections: Counter;
+  /** Playground runs by outcome (ok, error, stopped), and their time to first token. */
+  readonly runs: Counter<"outcome">;
+  readonly runFirstToken: Histogram;
   private readonly byMethod = new Map<string, Map<string, RouteStats>>();
   /** Prompt reads by what served them and the rollout arm: `label\u0000arm`. */
   private readonly labelReads = new Map<string, number>();
@@ -141,6 +144,18 @@ export class Metrics {
     this.refusedConnections = new Counter({
       name: "promptstore_connections_refused_total",
       help: "Connections closed on arrival: over PROMPTSTORE_MAX_CONNECTIONS or the per-address cap",
+      registers,
+    });
+    this.runs = new Counter({
+      name: "promptstore_runs_total",
+      help: "Playground runs (a prompt sent to a model connection) by outcome: ok, error, stopped",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.runFirstToken = new Histogram({
+      name: "promptstore_run_time_to_first_token_seconds",
+      help: "From the model call to its first piece of answer",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
       registers,
     });
     const { cache } = sources;

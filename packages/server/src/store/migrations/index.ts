@@ -9,6 +9,7 @@ import * as m007 from "./007-least-privilege.js";
 import * as m008 from "./008-labels.js";
 import * as m009 from "./009-event-types-length.js";
 import * as m010 from "./010-secret-key-check.js";
+import * as m016 from "./016-playground.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
@@ -24,6 +25,7 @@ export const migrationProvider: MigrationProvider = {
       "008-labels": m008,
       "009-event-types-length": m009,
       "010-secret-key-check": m010,
+      "016-playground": m016,
     };
   },
 };
