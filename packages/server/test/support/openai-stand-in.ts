@@ -214,6 +214,8 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789"): Prom
     frames.push("data: [DONE]\n\n"); // [sse]
     for (let i = 0; i < frames.length; i++) {
       if (behaviour.breakAfter !== undefined && i === behaviour.breakAfter) {
+        // What was written has left before the cut, as when a provider's connection drops midway.
+        await sleep(20);
         request.socket.destroy();
         return;
       }
