@@ -198,7 +198,7 @@ export class ExampleService {
       total_ms: r.timing.total_ms,
       ran_at: r.ran_at,
     }));
-    return this.store.importExamples(caller.projectId, promptId, examples, results);
+    return this.store.importExamples(caller.projectId, promptId, examples, results, () => newId("exa"));
   }
 
   /** Per version hash, how many of the prompt's examples have a kept result; and how many examples there are. */

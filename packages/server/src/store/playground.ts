@@ -154,23 +154,33 @@ export class PlaygroundStore {
     });
   }
 
-  /** Imports examples (an id already there is updated) and results (kept where none is), in one transaction. */
+  /**
+   * Imports examples (an id already the prompt's is updated; one another prompt holds, as when a project is
+   * copied within one server, gets `newId()` and its results follow it) and results (kept where none is
+   * for their key), in one transaction.
+   */
   async importExamples(
     projectId: string,
     promptId: string,
     examples: ExampleRow[],
     results: ResultRow[],
+    newId: () => string,
   ): Promise<{ examples: number; results: number }> {
     return this.db.transaction().execute(async (trx) => {
       let exampleCount = 0;
-      for (const row of examples) {
+      const renamed = new Map<string, string>();
+      for (const given of examples) {
+        let row = given;
         const existing = await trx
           .selectFrom("prompt_examples")
           .select(["project_id", "prompt_id"])
           .where("id", "=", row.id)
           .executeTakeFirst();
-        if (existing && (existing.project_id !== projectId || existing.prompt_id !== promptId)) continue;
-        if (existing) {
+        if (existing && (existing.project_id !== projectId || existing.prompt_id !== promptId)) {
+          row = { ...row, id: newId() };
+          renamed.set(given.id, row.id);
+          await trx.insertInto("prompt_examples").values(row).execute();
+        } else if (existing) {
           const { id, project_id, prompt_id, created_at, ...rest } = row;
           await trx.updateTable("prompt_examples").set(rest).where("id", "=", id).execute();
         } else {
@@ -179,7 +189,8 @@ export class PlaygroundStore {
         exampleCount++;
       }
       let resultCount = 0;
-      for (const row of results) {
+      for (const given of results) {
+        const row = { ...given, example_id: renamed.get(given.example_id) ?? given.example_id };
         const inserted = await trx
           .insertInto("example_results")
           .values(row)

@@ -30,8 +30,9 @@ export async function standInConnection(t: TestApp, standIn: StandIn, apiKey = s
 }
 
 /** A prompt with a variable and a tool; returns its id and first version's hash. */
-export async function toolPrompt(t: TestApp, id = "support"): Promise<{ id: string; version: string }> {
+export async function toolPrompt(t: TestApp, id = "support", key?: string): Promise<{ id: string; version: string }> {
   const res = await t.request("POST", "/api/v2/prompts", {
+    ...(key !== undefined ? { key } : {}),
     body: {
       id,
       name: "Support",
