@@ -4,6 +4,7 @@ import { VERSION } from "../version.js";
 import { registerAdminCommands } from "./admin-commands.js";
 import { registerAuditCommand } from "./audit-commands.js";
 import { registerBackupCommands } from "./backup-commands.js";
+import { registerConnectionCommands } from "./connection-commands.js";
 import { registerGitCommands } from "./git-commands.js";
 import { registerLabelCommands } from "./label-commands.js";
 import { registerPromptCommands } from "./prompt-commands.js";
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerLabelCommands(program);
   registerUserCommands(program);
   registerWebhookCommands(program);
+  registerConnectionCommands(program);
   registerAuditCommand(program);
   registerGitCommands(program);
   registerBackupCommands(program);
