@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "react";
 import { errorFor, type FieldError } from "../api/errors";
 import { Field } from "../ui/Field";
 import { type OverridesForm, settingsSummary } from "./overrides";
@@ -27,8 +28,13 @@ export function ModelOverrides({
   const set = (change: Partial<OverridesForm>) => onChange({ ...form, ...change });
   const overridden = Object.entries(form).filter(([key, value]) => key !== "schema" && value !== "").length;
   const listId = "playground-model-names";
+  // Opened to show an error; left as the person set it otherwise (a controlled `open` would close it again).
+  const details = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    if (errors.length > 0 && details.current) details.current.open = true;
+  }, [errors]);
   return (
-    <details className="playground-settings" open={errors.length > 0 || undefined}>
+    <details ref={details} className="playground-settings">
       <summary>
         Model settings{" "}
         <span className="subtle">
@@ -98,7 +104,7 @@ export function ModelOverrides({
           {(control) => (
             <textarea
               {...control}
-              className="textarea mono"
+              className="textarea mono playground-stop"
               rows={1}
               placeholder={version?.stop?.length ? `version: ${version.stop.join(", ")}` : "as the version says"}
               value={form.stop}
@@ -114,7 +120,7 @@ export function ModelOverrides({
               value={form.format}
               onChange={(e) => set({ format: e.target.value as OverridesForm["format"] })}
             >
-              <option value="">As the version says ({version?.response_format?.type ?? "text"})</option>
+              <option value="">Version’s ({version?.response_format?.type ?? "text"})</option>
               <option value="text">Text</option>
               <option value="json_object">JSON</option>
               <option value="json_schema">JSON Schema</option>

@@ -242,7 +242,7 @@ function Bench({
     <div className="stack">
       <form
         className="playground-form"
-        aria-label="Run"
+        aria-label="Playground inputs"
         noValidate
         onSubmit={(e) => {
           e.preventDefault();

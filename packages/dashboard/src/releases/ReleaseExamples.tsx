@@ -1,3 +1,5 @@
+import { useQuery } from "@tanstack/react-query";
+import { type Release, releaseQuery } from "../api/release-queries";
 import type { ExampleResult } from "../playground/run-types";
 import { shortHash } from "../ui/format";
 import { TimeAgo } from "../ui/TimeAgo";
@@ -13,7 +15,18 @@ export interface ReleaseExample {
  * How the candidate answered the prompt's saved examples next to how what the label serves now answered
  * them (docs/playground.md, "Where results show"): the newest kept result of each, labelled with when it ran.
  */
-export function ReleaseExamples({ examples, label }: { examples: readonly ReleaseExample[]; label: string }) {
+export function ReleaseExamples({
+  projectId,
+  releaseId,
+  label,
+}: {
+  projectId: string;
+  releaseId: string;
+  label: string;
+}) {
+  const detail = useQuery(releaseQuery<Release & { examples?: ReleaseExample[] }>(projectId, releaseId));
+  // Quietly absent while loading or when it cannot be read: the request itself is already on the screen.
+  const examples = detail.data?.examples ?? [];
   if (examples.length === 0) return null;
   const tried = examples.filter((e) => e.candidate !== null).length;
   return (
