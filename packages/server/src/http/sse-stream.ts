@@ -21,6 +21,8 @@ export interface EventStream {
 export function openEventStream(request: FastifyRequest, reply: FastifyReply): EventStream {
   reply.hijack();
   const raw = reply.raw;
+  // Before the first byte: no Nagle delay on the head or any event after it.
+  keepStreamOpen(request.raw.socket);
   raw.writeHead(200, {
     // The common headers (request id, rate limit, no-store, security) were set on the reply by the hooks.
     ...(reply.getHeaders() as Record<string, string | number | string[]>),
@@ -30,7 +32,6 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply): E
     "x-accel-buffering": "no",
   });
   raw.flushHeaders();
-  keepStreamOpen(request.raw.socket);
   markStream(request.raw);
 
   const controller = new AbortController();

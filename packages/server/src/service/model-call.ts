@@ -5,8 +5,8 @@
  * instead of filling the server's memory. The call follows the webhook address policy (every address a host
  * name resolves to is checked, and the connection goes to a checked one), and ends on the caller's signal.
  */
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AssistantMessage, Usage } from "@promptstore/core/playground";
 import { ALLOW_PRIVATE_HINT, guardedLookup, RefusedAddressError } from "./webhook-address.js";
 
@@ -60,6 +60,16 @@ export interface CallOptions {
   timeoutMs: number;
   signal: AbortSignal;
 }
+
+/**
+ * Connections to providers are kept alive between calls: a new TCP (and TLS) connection per run would add
+ * its handshake to every run's time to first token. A stopped or failed call destroys its socket, so only
+ * a connection whose answer was read to the end goes back to the pool.
+ */
+const AGENTS = {
+  http: new HttpAgent({ keepAlive: true, maxFreeSockets: 16 }),
+  https: new HttpsAgent({ keepAlive: true, maxFreeSockets: 16 }),
+};
 
 /** The most of an error answer read (its message is what matters); the rest is dropped. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -188,6 +198,7 @@ export async function callModel(
   };
 
   let streaming = false;
+  let completed = false;
   try {
     arm();
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -197,8 +208,7 @@ export async function callModel(
         headers,
         signal: controller.signal,
         lookup: guardedLookup(options.allowPrivate) as never,
-        // One connection per call, closed with it: a stopped run frees its connection at once.
-        agent: false,
+        agent: url.protocol === "https:" ? AGENTS.https : AGENTS.http,
       });
       outgoing.on("response", resolve);
       outgoing.on("error", reject);
@@ -291,7 +301,9 @@ export async function callModel(
     if (!done) {
       throw new ProviderError("provider_stream_broken", "provider: the stream ended before data: [DONE]");
     }
-    response.destroy();
+    // The rest (the end of the chunked body) is read off so that the connection can serve the next call.
+    response.resume();
+    completed = true;
     const message: AssistantMessage = { role: "assistant", content };
     const assembled = calls.filter(Boolean);
     if (assembled.length > 0) {
@@ -317,6 +329,7 @@ export async function callModel(
   } finally {
     clearTimeout(timer);
     options.signal.removeEventListener("abort", stop);
-    controller.abort();
+    // Anything but a complete answer ends the request and destroys its socket: nothing is left half-read.
+    if (!completed) controller.abort();
   }
 }

@@ -141,9 +141,12 @@ export class RunService {
   async prepare(caller: Caller, promptId: string, body: RunBody): Promise<PreparedRun> {
     requireAccess(caller, "write", "running a prompt");
     const guard = body.guard ?? true;
-    const target = await this.target(caller, promptId, body, guard);
+    // The version and the connection are looked up at once: both are on the run's path to its first token.
+    const [target, connection] = await Promise.all([
+      this.target(caller, promptId, body, guard),
+      this.connections.open(caller.projectId, body.connection),
+    ]);
     const { settings, hash } = this.settingsFor(target, body.connection, guard, body.model);
-    const connection = await this.connections.open(caller.projectId, body.connection);
     return {
       runId: `run_${randomBytes(8).toString("hex")}`,
       target,
