@@ -62,4 +62,60 @@ describe.each(DATABASES)("examples in git ($name)", (database) => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("export and import carry examples and their kept results", { timeout: 120_000 }, async () => {
+    const source = await listeningApp(database);
+    const target = await listeningApp(database);
+    const dir = mkdtempSync(join(tmpdir(), "promptstore-bundle-examples-"));
+    try {
+      const saved = await source.call("POST", "/api/v2/prompts", {
+        id: "support",
+        name: "Support",
+        sections: [{ title: "Role", content: "Help {{ customer }}." }],
+      });
+      const version = saved.body.data.version;
+      const example = (
+        await source.call("POST", "/api/v2/prompts/support/examples", {
+          name: "Refund",
+          variables: { customer: "Ada" },
+        })
+      ).body.data;
+      const result = {
+        example_id: example.id,
+        version,
+        settings_hash: "a".repeat(64),
+        settings: { connection: "con_000000000000000000000000", guard: true, model: { name: "m" } },
+        answer: { role: "assistant", content: "Sorry, here is the form" },
+        finish_reason: "stop",
+        usage: { prompt_tokens: 10, completion_tokens: 6, total_tokens: 16 },
+        timing: { ttft_ms: 120, total_ms: 400 },
+        ran_at: "2026-11-25T12:00:00.000Z",
+      };
+      // A kept result as a run leaves it, through the same import the bundle uses.
+      await source.call("POST", "/api/v2/prompts/support/examples/import", { examples: [], results: [result] });
+      const file = join(dir, "bundle.json");
+      const exported = await cli("", ["export", file], {
+        PROMPTSTORE_URL: source.url,
+        PROMPTSTORE_API_KEY: source.key,
+      });
+      expect(exported.code).toBe(0);
+      const bundle = JSON.parse(readFileSync(file, "utf8"));
+      expect(bundle.prompts[0].examples.map((e: { id: string }) => e.id)).toEqual([example.id]);
+      expect(bundle.prompts[0].results).toEqual([result]);
+
+      const imported = await cli("", ["import", file], {
+        PROMPTSTORE_URL: target.url,
+        PROMPTSTORE_API_KEY: target.key,
+      });
+      expect(imported.code).toBe(0);
+      const there = await target.call("GET", "/api/v2/prompts/support/examples");
+      expect(there.body.data.examples).toEqual([example]);
+      const kept = await target.call("GET", `/api/v2/prompts/support/examples/results?version=${version}`);
+      expect(kept.body.data.results).toEqual([result]);
+    } finally {
+      await source.close();
+      await target.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

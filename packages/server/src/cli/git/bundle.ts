@@ -1,11 +1,13 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import type { ImportedPrompt, Promptstore } from "@promptstore/client";
 import { contentHash } from "@promptstore/core/hash";
+import { exportedExample, exportedResult } from "@promptstore/core/playground";
 import { importedVersion, importPromptBody } from "@promptstore/core/schemas";
 import { FULL_HASH } from "@promptstore/core/version-ref";
 import { z } from "zod";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, talking } from "./connection.js";
+import { api } from "./examples-file.js";
 
 const BUNDLE_FORMAT = "promptstore-bundle";
 
@@ -15,6 +17,9 @@ const bundledPrompt = importPromptBody.omit({ versions: true, latest_version: tr
   latest_version: z.string().regex(FULL_HASH),
   // Every version, oldest first: as many as the prompt has (the server takes them in requests of 100).
   versions: z.array(importedVersion).min(1),
+  // Saved examples and the results kept of running them (docs/playground.md); absent in older bundles.
+  examples: z.array(exportedExample.omit({ prompt_id: true })).optional(),
+  results: z.array(exportedResult).optional(),
 });
 
 const bundleDocument = z.strictObject({
@@ -57,6 +62,16 @@ export async function exportBundle(file: string, options: RemoteOptions): Promis
         tools: content.tools,
       });
     }
+    const path = `/api/v2/prompts/${encodeURIComponent(prompt.id)}/examples`;
+    const examples = ((await api(options, "GET", path)) as { examples: { prompt_id?: string }[] }).examples;
+    const results: unknown[] = [];
+    if (examples.length > 0) {
+      for (const v of versions) {
+        results.push(
+          ...((await api(options, "GET", `${path}/results?version=${v.version}`)) as { results: unknown[] }).results,
+        );
+      }
+    }
     prompts.push({
       id: prompt.id,
       name: prompt.name,
@@ -65,6 +80,12 @@ export async function exportBundle(file: string, options: RemoteOptions): Promis
       production_version: history.production_version,
       latest_version: history.latest_version,
       versions,
+      ...(examples.length > 0
+        ? {
+            examples: examples.map(({ prompt_id: _, ...rest }) => rest) as BundledPrompt["examples"] & object,
+            results: results as BundledPrompt["results"] & object,
+          }
+        : {}),
     });
     progress.step();
   }
@@ -182,6 +203,12 @@ export async function importBundle(
   const progress = new Progress("import", bundle.prompts.length);
   for (const prompt of bundle.prompts) {
     results.push(await importOne(client, prompt, options.publishAsSource ?? false));
+    if (prompt.examples?.length) {
+      await api(options, "POST", `/api/v2/prompts/${encodeURIComponent(prompt.id)}/examples/import`, {
+        examples: prompt.examples,
+        results: prompt.results ?? [],
+      });
+    }
     progress.step();
   }
   return results;

@@ -15,7 +15,7 @@ export const examplesFileOf = (promptFile: string): string => promptFile.replace
 
 const examplesDocument = z.strictObject({ examples: z.array(exportedExample) });
 
-async function api(options: RemoteOptions, method: string, path: string, body?: unknown): Promise<any> {
+export async function api(options: RemoteOptions, method: string, path: string, body?: unknown): Promise<any> {
   const baseUrl = (options.url ?? process.env.PROMPTSTORE_URL ?? "").replace(/\/+$/, "");
   const apiKey = options.key ?? process.env.PROMPTSTORE_API_KEY ?? "";
   const response = await fetch(`${baseUrl}${path}`, {
