@@ -142,6 +142,10 @@ describe("the run's model overrides", () => {
         { field: "model.response_format.json_schema.schema", message: "is not valid JSON" },
       ],
     });
+    expect(toOverrides({ ...NO_OVERRIDES, format: "json_schema", schema: "[1]" })).toEqual({
+      ok: false,
+      errors: [{ field: "model.response_format.json_schema.schema", message: "must be a JSON object" }],
+    });
   });
 
   it("words settings and durations", () => {

@@ -2,19 +2,11 @@
  * A project's model connections (docs/playground.md, "Model connections"): listed for the playground's model choice, added and
  * removed by owners. The API key is sent once, when a connection is added, and never comes back.
  */
+import type { ConnectionView } from "@promptstore/core/playground";
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { del, get, path, post } from "./client";
 
-export interface ModelConnection {
-  id: string;
-  name: string;
-  base_url: string;
-  models: string[];
-  /** Whether a key is stored; the key itself is never answered. */
-  has_key: boolean;
-  created_at: string;
-  updated_at: string;
-}
+export type ModelConnection = ConnectionView;
 
 export interface AddConnectionBody {
   name: string;

@@ -8,6 +8,14 @@ import type { ChatMessage } from "./run-types";
  * One side of the playground: what ran, the answer as it streams, its tool calls (answerable), the
  * timings and usage, and an error in words next to the run.
  */
+const ANNOUNCE: Record<RunState["status"], string> = {
+  idle: "",
+  running: "Running…",
+  done: "The answer is complete.",
+  error: "The run failed.",
+  stopped: "",
+};
+
 export function RunPanel({
   title,
   state,
@@ -44,7 +52,11 @@ export function RunPanel({
       </header>
       {state.model ? <p className="subtle small run-settings">{settingsSummary(state.model)}</p> : null}
       {earlier.length > 0 ? <Transcript messages={earlier} /> : null}
-      <div className="run-answer" aria-live="polite" aria-atomic="false">
+      {/* Announced once per state, not per token: a screen reader reading every piece would never finish. */}
+      <p className="visually-hidden" role="status">
+        {ANNOUNCE[state.status]}
+      </p>
+      <div className={state.status === "error" && state.text === "" ? undefined : "run-answer"}>
         {state.status === "idle" ? <p className="subtle">Not run yet.</p> : null}
         {waiting ? (
           <p className="loading">

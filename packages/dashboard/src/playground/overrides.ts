@@ -71,9 +71,12 @@ export function toOverrides(
   if (stop.length > 0) model.stop = stop;
   if (form.format === "text" || form.format === "json_object") model.response_format = { type: form.format };
   if (form.format === "json_schema") {
-    let schema: unknown;
+    let schema: Record<string, unknown> | undefined;
     try {
-      schema = JSON.parse(form.schema);
+      const parsed: unknown = JSON.parse(form.schema);
+      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) {
+        schema = parsed as Record<string, unknown>;
+      } else errors.push({ field: "model.response_format.json_schema.schema", message: "must be a JSON object" });
     } catch {
       errors.push({ field: "model.response_format.json_schema.schema", message: "is not valid JSON" });
     }

@@ -1,42 +1,18 @@
-/** The shapes of docs/playground.md that the playground sends and reads. */
+/**
+ * The shapes of docs/playground.md that the playground sends and reads: core's, where core has them (types
+ * only: core's run settings module hashes with node:crypto, which a browser has not).
+ */
+import type { AssistantMessage, ChatMessage, ExampleView, ResultView } from "@promptstore/core/playground";
+import type { ModelOverride } from "@promptstore/core/run-settings";
 
-export interface ToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-}
+export type { ChatMessage, Usage } from "@promptstore/core/playground";
 
-export type ChatMessage =
-  | { role: "user"; content: string }
-  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
-  | { role: "tool"; tool_call_id: string; content: string };
+export type ToolCall = NonNullable<AssistantMessage["tool_calls"]>[number];
 
-export type ResponseFormat =
-  | { type: "text" }
-  | { type: "json_object" }
-  | { type: "json_schema"; json_schema: { name: string; schema: unknown; strict?: boolean } };
+export type ResponseFormat = NonNullable<ModelOverride["response_format"]>;
 
 /** A version's model settings, or a run's overrides of them (every key optional). */
-export interface ModelSettings {
-  name?: string;
-  temperature?: number;
-  top_p?: number;
-  max_output_tokens?: number;
-  stop?: string[];
-  response_format?: ResponseFormat;
-  extra?: Record<string, unknown>;
-}
-
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-export interface Timing {
-  ttft_ms: number | null;
-  total_ms: number;
-}
+export type ModelSettings = ModelOverride;
 
 export interface RunError {
   code: string;
@@ -64,25 +40,6 @@ export interface RunBody {
 }
 
 /** A kept result of an example on a version (docs/playground.md, "Result"). */
-export interface ExampleResult {
-  example_id: string;
-  version: string;
-  settings_hash: string;
-  settings: { connection: string; guard: boolean; model: ModelSettings };
-  answer: { role: "assistant"; content: string | null; tool_calls?: ToolCall[] };
-  finish_reason: string | null;
-  usage: Usage | null;
-  timing: Timing;
-  ran_at: string;
-}
+export type ExampleResult = ResultView;
 
-export interface Example {
-  id: string;
-  prompt_id: string;
-  name: string;
-  variables: Record<string, string>;
-  messages: ChatMessage[];
-  good_answer: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type Example = ExampleView;
