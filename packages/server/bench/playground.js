@@ -128,7 +128,7 @@ try {
     ).text();
     reads.push(performance.now() - before);
     // How long after leaving the stand-in each piece reached the client (same process, same clock).
-    run.arrivals.forEach((at, i) => lags.push(at - model.sent[i]));
+    for (const [i, at] of run.arrivals.entries()) lags.push(at - model.sent[i]);
   }
   const added = median(playgroundTtft) - median(directTtft);
   const lag = { median: median(lags), p90: p90(lags), max: Math.max(...lags) };
