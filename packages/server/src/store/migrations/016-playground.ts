@@ -71,3 +71,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .columns(["project_id", "prompt_id", "version"])
     .execute();
 }
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable("example_results").execute();
+  await db.schema.dropTable("prompt_examples").execute();
+  await db.schema.dropTable("model_connections").execute();
+}
