@@ -88,6 +88,14 @@ const envSchema = z.object({
     .default(24),
   /** Webhook endpoints may be on private, loopback, link-local and unique-local addresses (off: refused). */
   PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE: flag.default(false),
+  /**
+   * Model connections may be on private, loopback, link-local and unique-local addresses (a local Ollama,
+   * vLLM or LM Studio); off: refused, as webhooks are. Its own setting: allowing a local model must not
+   * also let webhooks reach the internal network.
+   */
+  PROMPTSTORE_MODEL_ALLOW_PRIVATE: flag.default(false),
+  /** A model call with no answer head, or no byte on its stream, for this long ends as provider_timeout. */
+  PROMPTSTORE_MODEL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** Time limit of one webhook attempt, from connecting to the end of the (partly read) answer. */
   PROMPTSTORE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Multiplies the webhook retry waits and the 24-hour retry window; below 1 only to test retries quickly. */

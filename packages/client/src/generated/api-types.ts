@@ -248,6 +248,77 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v2/prompts/{id}/examples": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The prompt's saved examples, oldest first */
+    get: operations["listExamples"];
+    put?: never;
+    /** Save an example: name, variable values, messages, a note of a good answer (write) */
+    post: operations["createExample"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/examples/{exampleId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One saved example */
+    get: operations["getExample"];
+    put?: never;
+    post?: never;
+    /** Remove an example and its kept results (write) */
+    delete: operations["deleteExample"];
+    options?: never;
+    head?: never;
+    /** Change an example; new variables or messages drop its kept results (write) */
+    patch: operations["updateExample"];
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/examples/results": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every kept result of one version (a reference as reads take it), newest first */
+    get: operations["listExampleResults"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/examples/import": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Add exported examples and results (ids kept; results kept where none is for their key) (write) */
+    post: operations["importExamples"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v2/events": {
     parameters: {
       query?: never;
@@ -262,6 +333,46 @@ export interface paths {
     get: operations["streamEvents"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/run": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run a version or a draft against a model connection, streamed (write)
+     * @description Events: start, delta (answer text), tool_call (pieces of a tool call), then done (message, finish_reason, usage, timing) or error (code, message, status). Messages: user, assistant (with tool_calls), tool.
+     */
+    post: operations["runPrompt"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/examples/run": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Run saved examples against one or two versions side by side, streamed; kept results are answered at once (write)
+     * @description Events: start, result (example_id, version, kept, result), error (one cell), done (ran, kept, failed).
+     */
+    post: operations["runExamples"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1949,6 +2060,668 @@ export interface operations {
       429: components["responses"]["Error429"];
     };
   };
+  listExamples: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              examples: {
+                id: string;
+                /** @description The prompt the example belongs to */
+                prompt_id: string;
+                name: string;
+                variables: {
+                  [key: string]: string;
+                };
+                messages: (
+                  | {
+                      /** @constant */
+                      role: "user";
+                      content: string;
+                    }
+                  | {
+                      /** @constant */
+                      role: "assistant";
+                      content: string | null;
+                      tool_calls?: {
+                        id: string;
+                        /** @constant */
+                        type: "function";
+                        function: {
+                          name: string;
+                          arguments: string;
+                        };
+                      }[];
+                    }
+                  | {
+                      /** @constant */
+                      role: "tool";
+                      tool_call_id: string;
+                      content: string;
+                    }
+                )[];
+                good_answer: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+              }[];
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  createExample: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          variables?: {
+            [key: string]: string;
+          };
+          messages?: (
+            | {
+                /** @constant */
+                role: "user";
+                content: string;
+              }
+            | {
+                /** @constant */
+                role: "assistant";
+                content: string | null;
+                tool_calls?: {
+                  id: string;
+                  /** @constant */
+                  type: "function";
+                  function: {
+                    name: string;
+                    arguments: string;
+                  };
+                }[];
+              }
+            | {
+                /** @constant */
+                role: "tool";
+                tool_call_id: string;
+                content: string;
+              }
+          )[];
+          good_answer?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @description The prompt the example belongs to */
+              prompt_id: string;
+              name: string;
+              variables: {
+                [key: string]: string;
+              };
+              messages: (
+                | {
+                    /** @constant */
+                    role: "user";
+                    content: string;
+                  }
+                | {
+                    /** @constant */
+                    role: "assistant";
+                    content: string | null;
+                    tool_calls?: {
+                      id: string;
+                      /** @constant */
+                      type: "function";
+                      function: {
+                        name: string;
+                        arguments: string;
+                      };
+                    }[];
+                  }
+                | {
+                    /** @constant */
+                    role: "tool";
+                    tool_call_id: string;
+                    content: string;
+                  }
+              )[];
+              good_answer: string | null;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  getExample: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+        /** @description A saved example's id (exa_…) */
+        exampleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @description The prompt the example belongs to */
+              prompt_id: string;
+              name: string;
+              variables: {
+                [key: string]: string;
+              };
+              messages: (
+                | {
+                    /** @constant */
+                    role: "user";
+                    content: string;
+                  }
+                | {
+                    /** @constant */
+                    role: "assistant";
+                    content: string | null;
+                    tool_calls?: {
+                      id: string;
+                      /** @constant */
+                      type: "function";
+                      function: {
+                        name: string;
+                        arguments: string;
+                      };
+                    }[];
+                  }
+                | {
+                    /** @constant */
+                    role: "tool";
+                    tool_call_id: string;
+                    content: string;
+                  }
+              )[];
+              good_answer: string | null;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  deleteExample: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+        /** @description A saved example's id (exa_…) */
+        exampleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @constant */
+              removed: true;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  updateExample: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+        /** @description A saved example's id (exa_…) */
+        exampleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          variables?: {
+            [key: string]: string;
+          };
+          messages?: (
+            | {
+                /** @constant */
+                role: "user";
+                content: string;
+              }
+            | {
+                /** @constant */
+                role: "assistant";
+                content: string | null;
+                tool_calls?: {
+                  id: string;
+                  /** @constant */
+                  type: "function";
+                  function: {
+                    name: string;
+                    arguments: string;
+                  };
+                }[];
+              }
+            | {
+                /** @constant */
+                role: "tool";
+                tool_call_id: string;
+                content: string;
+              }
+          )[];
+          good_answer?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @description The prompt the example belongs to */
+              prompt_id: string;
+              name: string;
+              variables: {
+                [key: string]: string;
+              };
+              messages: (
+                | {
+                    /** @constant */
+                    role: "user";
+                    content: string;
+                  }
+                | {
+                    /** @constant */
+                    role: "assistant";
+                    content: string | null;
+                    tool_calls?: {
+                      id: string;
+                      /** @constant */
+                      type: "function";
+                      function: {
+                        name: string;
+                        arguments: string;
+                      };
+                    }[];
+                  }
+                | {
+                    /** @constant */
+                    role: "tool";
+                    tool_call_id: string;
+                    content: string;
+                  }
+              )[];
+              good_answer: string | null;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listExampleResults: {
+    parameters: {
+      query?: {
+        version?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              version: string;
+              results: {
+                example_id: string;
+                version: string;
+                settings_hash: string;
+                settings: {
+                  connection: string;
+                  guard: boolean;
+                  model: {
+                    /** @description The model */
+                    name?: string;
+                    temperature?: number;
+                    top_p?: number;
+                    max_output_tokens?: number;
+                    stop?: string[];
+                    /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                    response_format?:
+                      | {
+                          /** @constant */
+                          type: "text";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_object";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_schema";
+                          json_schema: {
+                            name: string;
+                            /** @description The JSON Schema the answer must follow */
+                            schema: {
+                              [key: string]: unknown;
+                            };
+                            strict?: boolean;
+                          };
+                        };
+                    /** @description Provider-specific parameters, sent as they are */
+                    extra?: {
+                      [key: string]: unknown;
+                    };
+                  };
+                };
+                answer: {
+                  /** @constant */
+                  role: "assistant";
+                  content: string | null;
+                  tool_calls?: {
+                    id: string;
+                    /** @constant */
+                    type: "function";
+                    function: {
+                      name: string;
+                      arguments: string;
+                    };
+                  }[];
+                };
+                finish_reason: string | null;
+                usage: {
+                  prompt_tokens: number;
+                  completion_tokens: number;
+                  total_tokens: number;
+                } | null;
+                timing: {
+                  ttft_ms: number | null;
+                  total_ms: number;
+                };
+                /** Format: date-time */
+                ran_at: string;
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  importExamples: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          examples: {
+            id: string;
+            prompt_id?: string;
+            name: string;
+            variables: {
+              [key: string]: string;
+            };
+            messages: (
+              | {
+                  /** @constant */
+                  role: "user";
+                  content: string;
+                }
+              | {
+                  /** @constant */
+                  role: "assistant";
+                  content: string | null;
+                  tool_calls?: {
+                    id: string;
+                    /** @constant */
+                    type: "function";
+                    function: {
+                      name: string;
+                      arguments: string;
+                    };
+                  }[];
+                }
+              | {
+                  /** @constant */
+                  role: "tool";
+                  tool_call_id: string;
+                  content: string;
+                }
+            )[];
+            good_answer: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          }[];
+          /** @default [] */
+          results?: {
+            example_id: string;
+            version: string;
+            settings_hash: string;
+            settings: {
+              connection: string;
+              guard: boolean;
+              model: {
+                /** @description The model */
+                name?: string;
+                temperature?: number;
+                top_p?: number;
+                max_output_tokens?: number;
+                stop?: string[];
+                /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                response_format?:
+                  | {
+                      /** @constant */
+                      type: "text";
+                    }
+                  | {
+                      /** @constant */
+                      type: "json_object";
+                    }
+                  | {
+                      /** @constant */
+                      type: "json_schema";
+                      json_schema: {
+                        name: string;
+                        /** @description The JSON Schema the answer must follow */
+                        schema: {
+                          [key: string]: unknown;
+                        };
+                        strict?: boolean;
+                      };
+                    };
+                /** @description Provider-specific parameters, sent as they are */
+                extra?: {
+                  [key: string]: unknown;
+                };
+              };
+            };
+            answer: {
+              /** @constant */
+              role: "assistant";
+              content: string | null;
+              tool_calls?: {
+                id: string;
+                /** @constant */
+                type: "function";
+                function: {
+                  name: string;
+                  arguments: string;
+                };
+              }[];
+            };
+            finish_reason: string | null;
+            usage: {
+              prompt_tokens: number;
+              completion_tokens: number;
+              total_tokens: number;
+            } | null;
+            timing: {
+              ttft_ms: number | null;
+              total_ms: number;
+            };
+            /** Format: date-time */
+            ran_at: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              examples: number;
+              results: number;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
   streamEvents: {
     parameters: {
       query?: {
@@ -2139,6 +2912,256 @@ export interface operations {
         };
       };
       401: components["responses"]["Error401"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  runPrompt: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          connection: string;
+          /** @description production, latest, a label (docs/releases.md), a full version hash, or a unique prefix of 7+ characters */
+          version?: string;
+          draft?: {
+            /** @description Content form 1: the ordered sections, 1 to 100; the full content of the version */
+            sections?: {
+              /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
+              title: string;
+              /** @description The section's text; {{ name }} marks a variable the caller fills in */
+              content: string;
+              /** @description Disabled sections are stored and hashed but never assembled. Default true. */
+              enabled?: boolean;
+            }[];
+            /** @description Content form 2: every level-1 heading (# Title) starts a section. */
+            markdown?: string;
+            /** @description Function-calling tools in the chat-completions format; absent means none */
+            tools?: {
+              /**
+               * @description Always "function"
+               * @constant
+               */
+              type: "function";
+              /** @description The function the model may call */
+              function: {
+                /** @description The function's name, unique among the prompt's tools */
+                name: string;
+                /** @description What the function does, for the model */
+                description?: string;
+                /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+                parameters: {
+                  /** @constant */
+                  type: "object";
+                  properties?: {
+                    [key: string]: unknown;
+                  };
+                  required?: string[];
+                } & {
+                  [key: string]: unknown;
+                };
+              };
+            }[];
+            model?: {
+              /** @description The model */
+              name?: string;
+              temperature?: number;
+              top_p?: number;
+              max_output_tokens?: number;
+              stop?: string[];
+              /** @description text, json_object, or json_schema with { name, schema, strict? } */
+              response_format?:
+                | {
+                    /** @constant */
+                    type: "text";
+                  }
+                | {
+                    /** @constant */
+                    type: "json_object";
+                  }
+                | {
+                    /** @constant */
+                    type: "json_schema";
+                    json_schema: {
+                      name: string;
+                      /** @description The JSON Schema the answer must follow */
+                      schema: {
+                        [key: string]: unknown;
+                      };
+                      strict?: boolean;
+                    };
+                  };
+              /** @description Provider-specific parameters, sent as they are */
+              extra?: {
+                [key: string]: unknown;
+              };
+            };
+          };
+          variables?: {
+            [key: string]: string;
+          };
+          messages?: (
+            | {
+                /** @constant */
+                role: "user";
+                content: string;
+              }
+            | {
+                /** @constant */
+                role: "assistant";
+                content: string | null;
+                tool_calls?: {
+                  id: string;
+                  /** @constant */
+                  type: "function";
+                  function: {
+                    name: string;
+                    arguments: string;
+                  };
+                }[];
+              }
+            | {
+                /** @constant */
+                role: "tool";
+                tool_call_id: string;
+                content: string;
+              }
+          )[];
+          guard?: boolean;
+          model?: {
+            /** @description The model */
+            name?: string;
+            temperature?: number;
+            top_p?: number;
+            max_output_tokens?: number;
+            stop?: string[];
+            /** @description text, json_object, or json_schema with { name, schema, strict? } */
+            response_format?:
+              | {
+                  /** @constant */
+                  type: "text";
+                }
+              | {
+                  /** @constant */
+                  type: "json_object";
+                }
+              | {
+                  /** @constant */
+                  type: "json_schema";
+                  json_schema: {
+                    name: string;
+                    /** @description The JSON Schema the answer must follow */
+                    schema: {
+                      [key: string]: unknown;
+                    };
+                    strict?: boolean;
+                  };
+                };
+            /** @description Provider-specific parameters, sent as they are */
+            extra?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Server-Sent Events; see docs/playground.md */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/event-stream": string;
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  runExamples: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          connection: string;
+          versions: string[];
+          model?: {
+            /** @description The model */
+            name?: string;
+            temperature?: number;
+            top_p?: number;
+            max_output_tokens?: number;
+            stop?: string[];
+            /** @description text, json_object, or json_schema with { name, schema, strict? } */
+            response_format?:
+              | {
+                  /** @constant */
+                  type: "text";
+                }
+              | {
+                  /** @constant */
+                  type: "json_object";
+                }
+              | {
+                  /** @constant */
+                  type: "json_schema";
+                  json_schema: {
+                    name: string;
+                    /** @description The JSON Schema the answer must follow */
+                    schema: {
+                      [key: string]: unknown;
+                    };
+                    strict?: boolean;
+                  };
+                };
+            /** @description Provider-specific parameters, sent as they are */
+            extra?: {
+              [key: string]: unknown;
+            };
+          };
+          guard?: boolean;
+          examples?: string[];
+          fresh?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Server-Sent Events; see docs/playground.md */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/event-stream": string;
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      415: components["responses"]["Error415"];
       429: components["responses"]["Error429"];
     };
   };

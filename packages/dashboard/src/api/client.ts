@@ -76,6 +76,40 @@ export async function request<T>(method: Method, path: string, body?: unknown): 
   throw new ApiError(response.status, text, response.status === 429 ? retryAfterSeconds(response) : null);
 }
 
+/**
+ * A POST answered with a stream of Server-Sent Events (a playground run): the open response, its body not
+ * yet read. A refusal before the stream starts is the usual envelope, thrown as `ApiError`; `signal`
+ * aborts the request, which the server takes as "stop".
+ */
+export async function postStream(path: string, body: unknown, signal: AbortSignal): Promise<Response> {
+  const headers: Record<string, string> = { accept: "text/event-stream", "content-type": "application/json" };
+  if (csrfToken !== null) headers["x-csrf-token"] = csrfToken;
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method: "POST",
+      credentials: "same-origin",
+      headers,
+      body: JSON.stringify(body),
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new ApiError(0, "Could not reach the server. Check the connection and try again.");
+  }
+  if (response.ok && response.body && response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    return response;
+  }
+  let text = `The server answered ${response.status} ${response.statusText}`.trim();
+  try {
+    const envelope = (await response.json()) as { error?: unknown };
+    if (typeof envelope.error === "string") text = envelope.error;
+  } catch {
+    // Not JSON: keep the status line.
+  }
+  throw new ApiError(response.status, text, response.status === 429 ? retryAfterSeconds(response) : null);
+}
+
 export const get = <T>(path: string) => request<T>("GET", path);
 export const post = <T>(path: string, body?: unknown) => request<T>("POST", path, body);
 export const put = <T>(path: string, body?: unknown) => request<T>("PUT", path, body);

@@ -12,7 +12,8 @@ export function onUnauthorized(handler: () => void): void {
   unauthorizedHandler = handler;
 }
 
-function sessionEnded(error: unknown): void {
+/** A 401 from a request made outside the query cache (a run's stream) ends the session the same way. */
+export function sessionEnded(error: unknown): void {
   if (!isApiError(error) || error.status !== 401) return;
   queryClient.setQueryData(keys.session, null);
   unauthorizedHandler?.();

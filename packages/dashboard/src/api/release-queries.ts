@@ -32,6 +32,16 @@ export const releasesQuery = (projectId: string, status: ReleaseStatus | "all") 
       get<{ releases: Release[] }>(`${projectPath(projectId)}/releases${status === "all" ? "" : `?status=${status}`}`),
   });
 
+/**
+ * One request, with how its candidate and what the label serves now answered the prompt's saved examples
+ * (docs/playground.md, "Where results show"): fetched only where a request is opened, not for the list.
+ */
+export const releaseQuery = <T>(projectId: string, releaseId: string) =>
+  queryOptions({
+    queryKey: [...releaseKeys.allReleases(projectId), "one", releaseId] as const,
+    queryFn: () => get<T>(`${projectPath(projectId)}${path`/releases/${releaseId}`}`),
+  });
+
 export const labelSettingsQuery = (projectId: string) =>
   queryOptions({
     queryKey: releaseKeys.labels(projectId),

@@ -2,7 +2,7 @@ import { can } from "@promptstore/core/permissions";
 import { saveVersionBody } from "@promptstore/core/schemas";
 import type { PromptView } from "@promptstore/core/views";
 import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, useId, useMemo, useRef, useState } from "react";
+import { type FormEvent, lazy, Suspense, useId, useMemo, useRef, useState } from "react";
 import { useLocation, useParams } from "react-router";
 import { isApiError } from "../api/client";
 import { type FieldError, sectionField, unplacedErrors } from "../api/errors";
@@ -24,6 +24,9 @@ import { SaveBar } from "./SaveBar";
 import { SectionList } from "./SectionList";
 import { ToolsCard } from "./ToolsCard";
 import { checkTools, toolsText } from "./tools";
+
+// The playground (its streaming, examples and forms) loads after the editor, in a chunk of its own.
+const Playground = lazy(() => import("../playground/Playground"));
 
 /** The Edit tab: edits a copy of the latest version and saves it as a new one. */
 export default function Editor() {
@@ -188,91 +191,110 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
       ? `version ${shortHash(startedFrom)}, the latest${initial.production_version === startedFrom ? " and the one in production" : ""}`
       : `version ${shortHash(startedFrom)}, saved here`;
 
+  const playgroundDraft = useMemo(
+    () => ({
+      sections: sectionsBody(draft.sections),
+      ...(tools.ok ? { tools: tools.tools } : {}),
+      ...(model.ok && model.model !== undefined ? { model: model.model } : {}),
+    }),
+    [draft.sections, tools, model],
+  );
+
   return (
-    <form
-      ref={formRef}
-      className="editor"
-      onSubmit={onSubmit}
-      noValidate
-      aria-labelledby={headingId}
-      onKeyDown={(event) => {
-        // Ctrl+S / Cmd+S saves, as in any editor, instead of saving the page.
-        if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
-          event.preventDefault();
-          submit(false);
-        }
-      }}
-    >
-      <h2 id={headingId} className="visually-hidden">
-        Edit
-      </h2>
-      <p className="editor-origin muted small">
-        {readOnly ? "Read-only: your role can read this prompt but not change it. " : ""}
-        Showing {origin}.{dirty ? <span className="badge badge-warning">Unsaved changes</span> : null}
-      </p>
-      <div aria-live="polite">
-        {notice ? (
-          <p className={notice.kind === "success" ? "notice notice-success" : "notice"} role="status">
-            {notice.text}
-          </p>
-        ) : null}
-      </div>
-      <FormAlert messages={unplacedErrors(errors, isShown)} />
+    <>
+      <form
+        ref={formRef}
+        className="editor"
+        onSubmit={onSubmit}
+        noValidate
+        aria-labelledby={headingId}
+        onKeyDown={(event) => {
+          // Ctrl+S / Cmd+S saves, as in any editor, instead of saving the page.
+          if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
+            event.preventDefault();
+            submit(false);
+          }
+        }}
+      >
+        <h2 id={headingId} className="visually-hidden">
+          Edit
+        </h2>
+        <p className="editor-origin muted small">
+          {readOnly ? "Read-only: your role can read this prompt but not change it. " : ""}
+          Showing {origin}.{dirty ? <span className="badge badge-warning">Unsaved changes</span> : null}
+        </p>
+        <div aria-live="polite">
+          {notice ? (
+            <p className={notice.kind === "success" ? "notice notice-success" : "notice"} role="status">
+              {notice.text}
+            </p>
+          ) : null}
+        </div>
+        <FormAlert messages={unplacedErrors(errors, isShown)} />
 
-      <DetailsCard
-        headingId={headingId}
-        name={draft.name}
-        description={draft.description}
-        readOnly={readOnly}
-        errors={errors}
-        onChange={(change) => setDraft((d) => ({ ...d, ...change }))}
-      />
-      <SectionList
-        headingId={headingId}
-        sections={draft.sections}
-        readOnly={readOnly}
-        errors={errors}
-        setSections={setSections}
-      />
-      <ToolsCard
-        headingId={headingId}
-        value={draft.tools}
-        tools={tools}
-        readOnly={readOnly}
-        errors={errors}
-        onChange={(value) => setDraft((d) => ({ ...d, tools: value }))}
-      />
-      <ModelSettingsCard
-        headingId={headingId}
-        value={draft.model}
-        model={model}
-        readOnly={readOnly}
-        errors={errors}
-        onChange={(value) => setDraft((d) => ({ ...d, model: value }))}
-      />
-      {readOnly ? null : (
-        <SaveBar
-          message={message}
+        <DetailsCard
+          headingId={headingId}
+          name={draft.name}
+          description={draft.description}
+          readOnly={readOnly}
           errors={errors}
-          pending={save.isPending}
-          disabled={save.isPending || !tools.ok || !model.ok}
-          onMessage={setMessage}
-          onPublish={() => submit(true)}
+          onChange={(change) => setDraft((d) => ({ ...d, ...change }))}
         />
-      )}
+        <SectionList
+          headingId={headingId}
+          sections={draft.sections}
+          readOnly={readOnly}
+          errors={errors}
+          setSections={setSections}
+        />
+        <ToolsCard
+          headingId={headingId}
+          value={draft.tools}
+          tools={tools}
+          readOnly={readOnly}
+          errors={errors}
+          onChange={(value) => setDraft((d) => ({ ...d, tools: value }))}
+        />
+        <ModelSettingsCard
+          headingId={headingId}
+          value={draft.model}
+          model={model}
+          readOnly={readOnly}
+          errors={errors}
+          onChange={(value) => setDraft((d) => ({ ...d, model: value }))}
+        />
+        {readOnly ? null : (
+          <SaveBar
+            message={message}
+            errors={errors}
+            pending={save.isPending}
+            disabled={save.isPending || !tools.ok || !model.ok}
+            onMessage={setMessage}
+            onPublish={() => submit(true)}
+          />
+        )}
 
-      {blocker.state === "blocked" ? (
-        <ConfirmDialog
-          title="Leave without saving?"
-          confirmLabel="Leave"
-          cancelLabel="Stay"
-          danger
-          onConfirm={() => blocker.proceed()}
-          onClose={() => blocker.reset()}
-        >
-          <p>Your changes to this prompt are not saved. If you leave, they are discarded.</p>
-        </ConfirmDialog>
-      ) : null}
-    </form>
+        {blocker.state === "blocked" ? (
+          <ConfirmDialog
+            title="Leave without saving?"
+            confirmLabel="Leave"
+            cancelLabel="Stay"
+            danger
+            onConfirm={() => blocker.proceed()}
+            onClose={() => blocker.reset()}
+          >
+            <p>Your changes to this prompt are not saved. If you leave, they are discarded.</p>
+          </ConfirmDialog>
+        ) : null}
+      </form>
+      <Suspense fallback={<Loading label="Loading the playground…" />}>
+        <Playground
+          projectId={projectId}
+          promptId={initial.id}
+          draft={playgroundDraft}
+          draftProblem={tools.ok ? (model.ok ? null : model.error) : tools.error}
+        />
+      </Suspense>
+    </>
   );
 }

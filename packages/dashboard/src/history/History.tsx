@@ -8,7 +8,7 @@ import { labelSettingsQuery, useRemoveLabel } from "../api/release-queries";
 import { useProject } from "../shell/session";
 import { CopyHash } from "../ui/CopyButton";
 import { ConfirmDialog } from "../ui/Dialog";
-import { savedByLabel, shortHash } from "../ui/format";
+import { plural, savedByLabel, shortHash } from "../ui/format";
 import { LabelBadge } from "../ui/LabelBadge";
 import { labelEntries } from "../ui/labels";
 import { EmptyState, ErrorState, errorText, Loading } from "../ui/States";
@@ -166,6 +166,7 @@ export default function History() {
                       ) : (
                         <span className="subtle">No message</span>
                       )}
+                      <TriedOn examples={(v as { examples?: Tried }).examples} />
                     </td>
                     <td data-label="Saved">
                       <TimeAgo iso={v.created_at} />
@@ -377,5 +378,20 @@ function VersionPicker({
         ))}
       </select>
     </div>
+  );
+}
+
+/** The saved examples a version has a kept result for (docs/playground.md, "Where results show"). */
+interface Tried {
+  tried: number;
+  of: number;
+}
+
+function TriedOn({ examples }: { examples: Tried | undefined }) {
+  if (!examples || examples.of === 0) return null;
+  return (
+    <span className={examples.tried === 0 ? "version-tried subtle" : "version-tried"}>
+      tried on {examples.tried} of {plural(examples.of, "example")}
+    </span>
   );
 }

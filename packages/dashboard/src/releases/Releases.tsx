@@ -9,6 +9,7 @@ import { plural, savedByLabel, shortHash } from "../ui/format";
 import { LabelBadge } from "../ui/LabelBadge";
 import { EmptyState, ErrorState, errorText, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
+import { ReleaseExamples } from "./ReleaseExamples";
 import "../history/history.css";
 import "./releases.css";
 
@@ -237,6 +238,7 @@ function ReleaseItem({
           </div>
         )}
       </div>
+      {showDiff ? <ReleaseExamples projectId={projectId} releaseId={release.id} label={release.label} /> : null}
       {pending && canDecide ? <Decision projectId={projectId} release={release} onDecided={onDecided} /> : null}
     </article>
   );

@@ -2,6 +2,7 @@ import { can } from "@promptstore/core/permissions";
 import { useProject } from "../shell/session";
 import { EmptyState } from "../ui/States";
 import { ApiKeys } from "./ApiKeys";
+import { ModelConnections } from "./connections/ModelConnections";
 import { Labels } from "./Labels";
 import { Members } from "./Members";
 import { Usage } from "./Usage";
@@ -44,6 +45,7 @@ export default function Settings() {
       </header>
       {owner ? <ApiKeys projectId={project.id} projectName={project.name} /> : null}
       {owner ? <Labels projectId={project.id} projectName={project.name} /> : null}
+      <ModelConnections projectId={project.id} projectName={project.name} canManage={owner} />
       <Webhooks projectId={project.id} projectName={project.name} />
       {owner ? <Members orgId={membership.org.id} orgName={membership.org.name} /> : null}
       {owner ? <Usage orgId={membership.org.id} currentProjectId={project.id} /> : null}

@@ -4,6 +4,7 @@ import { VERSION } from "../version.js";
 import { registerAdminCommands } from "./admin-commands.js";
 import { registerAuditCommand } from "./audit-commands.js";
 import { registerBackupCommands } from "./backup-commands.js";
+import { registerConnectionCommands } from "./connection-commands.js";
 import { registerGitCommands } from "./git-commands.js";
 import { registerInviteCommands } from "./invite-commands.js";
 import { registerLabelCommands } from "./label-commands.js";
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerUserCommands(program);
   registerInviteCommands(program);
   registerWebhookCommands(program);
+  registerConnectionCommands(program);
   registerAuditCommand(program);
   registerGitCommands(program);
   registerBackupCommands(program);

@@ -12,19 +12,25 @@ import { SecretBox } from "../secrets/secret-box.js";
 import { AccountService } from "../service/account-service.js";
 import { AuditService } from "../service/audit-service.js";
 import { ChangeBus } from "../service/change-bus.js";
+import { ConnectionService } from "../service/connection-service.js";
 import { EventHub } from "../service/event-hub.js";
 import { pruneEvents } from "../service/event-retention.js";
+import { ExampleService } from "../service/example-service.js";
 import { InvitationService } from "../service/invitation-service.js";
 import { KeyCache } from "../service/key-cache.js";
 import { PromptService } from "../service/prompt-service.js";
+import { RunService } from "../service/run-service.js";
 import { TenantService } from "../service/tenant-service.js";
 import { AccountStore } from "../store/accounts.js";
 import type { Store } from "../store/index.js";
 import { InvitationStore } from "../store/invitations.js";
+import { PlaygroundStore } from "../store/playground.js";
 import { TenantStore } from "../store/tenants.js";
 import { VERSION } from "../version.js";
+import { callerOf } from "./auth.js";
 import { connectionTimeouts, limitConnections } from "./connection-limits.js";
 import { registerInvitationRoutes } from "./dashboard/invitation-routes.js";
+import { registerDashboardPlaygroundRoutes } from "./dashboard/playground-routes.js";
 import { registerDashboardPromptRoutes } from "./dashboard/prompt-routes.js";
 import { registerDashboardReleaseRoutes } from "./dashboard/release-routes.js";
 import { guardSessionRoutes } from "./dashboard/session-auth.js";
@@ -44,6 +50,7 @@ import { registerAuditRoutes } from "./routes/audit-v2.js";
 import { registerEventRoutes } from "./routes/events.js";
 import { mcpOriginCheck, registerMcpRoute } from "./routes/mcp.js";
 import { registerMetaRoutes } from "./routes/meta.js";
+import { registerPlaygroundEndpoints } from "./routes/playground.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
 import { registerReleaseRoutes } from "./routes/releases-v2.js";
@@ -75,6 +82,9 @@ export interface App {
   bus: ChangeBus;
   hub: EventHub;
   secrets: SecretBox;
+  /** The playground's model connections and saved examples (docs/playground.md). */
+  connections: ConnectionService;
+  examples: ExampleService;
   /** Where the dashboard is served from; undefined when it is not built. */
   dashboardDir: string | undefined;
 }
@@ -160,9 +170,29 @@ export async function buildApp(options: AppOptions): Promise<App> {
       ? server.log.debug({ reason: (error as Error).message }, "MCP client mistake")
       : server.log.error({ err: error }, "MCP request failed"),
   );
+  const playground = new PlaygroundStore(store.db);
+  const connections = new ConnectionService(playground, secrets, {
+    allowPrivate: config.PROMPTSTORE_MODEL_ALLOW_PRIVATE,
+  });
   const metrics = config.PROMPTSTORE_METRICS
     ? new Metrics({ store, cache, eventStreams: () => hub.size, mcpListenStreams: () => mcp.listenStreams() })
     : undefined;
+  const runs = new RunService(
+    prompts,
+    connections,
+    {
+      guardText: config.PROMPTSTORE_GUARD_TEXT,
+      allowPrivate: config.PROMPTSTORE_MODEL_ALLOW_PRIVATE,
+      timeoutMs: config.PROMPTSTORE_MODEL_TIMEOUT_SECONDS * 1000,
+    },
+    {
+      ran(outcome, ttftMs) {
+        metrics?.runs.inc({ outcome });
+        if (ttftMs !== null) metrics?.runFirstToken.observe(ttftMs / 1000);
+      },
+    },
+  );
+  const examples = new ExampleService(playground, prompts, runs);
   // Node closes idle keep-alive connections once, when close() is called; a connection that was busy then
   // would stay open until its keep-alive timeout and hold the shutdown. While draining, close the idle
   // ones again and again (no per-request cost, unlike a hook on every response).
@@ -249,6 +279,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerSdkRoutes(server);
   if (metrics) registerMetricsRoute(server, metrics, config.PROMPTSTORE_METRICS_TOKEN);
   registerPromptRoutes(server, prompts, cache, metrics);
+  registerPlaygroundEndpoints(server, "/api/v2", { config: { auth: true }, caller: callerOf }, { runs, examples });
   registerV1Routes(server, prompts, cache, metrics);
   registerEventRoutes(server, hub, (request) => {
     metrics?.record(request.raw, "GET", "/api/v2/events", 200, 0);
@@ -264,15 +295,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
     );
   });
   registerAuditRoutes(server, audit);
-  registerReleaseRoutes(server, prompts);
+  registerReleaseRoutes(server, prompts, examples);
   registerMcpRoute(server, mcp);
   registerSessionRoutes(server, accounts, new SignInThrottle(limiter), sessionTtlMs);
-  registerDashboardPromptRoutes(server, accounts, prompts, metrics?.answersInFlight);
+  registerDashboardPromptRoutes(server, accounts, prompts, metrics?.answersInFlight, examples);
+  registerDashboardPlaygroundRoutes(server, { accounts, prompts, connections, runs, examples, limiter });
   registerDashboardReleaseRoutes(server, accounts, prompts);
   registerDashboardSettingsRoutes(server, accounts, tenants, limiter, audit);
   registerInvitationRoutes(server, accounts, invitations, sessionTtlMs);
   registerWebhooks(server, { store, config, prompts, bus, accounts, secrets });
   registerMethodNotAllowed(server, new Map(paths));
 
-  return { server, prompts, audit, tenants, accounts, bus, hub, secrets, dashboardDir };
+  return { server, prompts, audit, tenants, accounts, bus, hub, secrets, connections, examples, dashboardDir };
 }

@@ -73,6 +73,9 @@ export class Metrics {
   /** Answers sent in chunks (unpaged lists), for the gauge of the largest. */
   readonly answersInFlight = new AnswersInFlight();
   private readonly loopSampler: NodeJS.Timeout;
+  /** Playground runs by outcome (ok, error, stopped), and their time to first token. */
+  readonly runs: Counter<"outcome">;
+  readonly runFirstToken: Histogram;
   private readonly byMethod = new Map<string, Map<string, RouteStats>>();
   /** Prompt reads by what served them and the rollout arm: `label\u0000arm`. */
   private readonly labelReads = new Map<string, number>();
@@ -147,6 +150,18 @@ export class Metrics {
     this.refusedConnections = new Counter({
       name: "promptstore_connections_refused_total",
       help: "Connections closed on arrival: over PROMPTSTORE_MAX_CONNECTIONS or the per-address cap",
+      registers,
+    });
+    this.runs = new Counter({
+      name: "promptstore_runs_total",
+      help: "Playground runs (a prompt sent to a model connection) by outcome: ok, error, stopped",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.runFirstToken = new Histogram({
+      name: "promptstore_run_time_to_first_token_seconds",
+      help: "From the model call to its first piece of answer",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
       registers,
     });
     const { cache } = sources;

@@ -22,6 +22,7 @@ import {
   versionList,
 } from "./response-schemas.js";
 import { AUDIT_OPERATIONS } from "./routes/audit-v2.js";
+import { PLAYGROUND_OPERATIONS, playgroundStreamOperations } from "./routes/playground-operations.js";
 import { RELEASE_OPERATIONS } from "./routes/releases-v2.js";
 import { WEBHOOK_OPERATIONS } from "./routes/webhooks-v2.js";
 
@@ -118,6 +119,7 @@ const ETAG_HEADER = {
 const PATH_PARAMETERS: Record<string, string> = {
   label: "A label's name (docs/releases.md)",
   release: "A release request's id",
+  exampleId: "A saved example's id (exa_…)",
 };
 
 const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
@@ -242,10 +244,20 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 /** The OpenAPI 3.1 document of v2, built from the schemas the routes validate with. */
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of [...OPERATIONS, ...RELEASE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...AUDIT_OPERATIONS]) {
+  for (const op of [
+    ...OPERATIONS,
+    ...RELEASE_OPERATIONS,
+    ...WEBHOOK_OPERATIONS,
+    ...AUDIT_OPERATIONS,
+    ...PLAYGROUND_OPERATIONS,
+  ]) {
     paths[op.path] = { ...paths[op.path], [op.method]: operation(op) };
   }
   paths["/api/v2/events"] = { get: eventsOperation() };
+  Object.assign(
+    paths,
+    playgroundStreamOperations((schema) => jsonSchema(schema, "input")),
+  );
   const errorSchema = jsonSchema(failureEnvelope, "output");
   return {
     openapi: "3.1.0",

@@ -37,6 +37,9 @@ const TABLE_ORDER = [
   "rollouts",
   "label_settings",
   "release_requests",
+  "model_connections",
+  "prompt_examples",
+  "example_results",
 ];
 /**
  * Left out: the rate limiter's counters (they mean nothing on another day), and the secret key's check

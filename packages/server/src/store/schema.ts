@@ -268,6 +268,52 @@ export interface Database {
   release_requests: ReleaseRequestsTable;
   secret_key_check: SecretKeyCheckTable;
   invitations: InvitationsTable;
+  model_connections: ModelConnectionsTable;
+  prompt_examples: PromptExamplesTable;
+  example_results: ExampleResultsTable;
+}
+
+/** A project's OpenAI-compatible API (migration 016); `api_key` is sealed with the server's secret key. */
+export interface ModelConnectionsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  base_url: string;
+  api_key: string | null;
+  /** JSON array of model names. */
+  models: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PromptExamplesTable {
+  id: string;
+  project_id: string;
+  prompt_id: string;
+  name: string;
+  /** JSON object. */
+  variables: string;
+  /** JSON array of chat messages. */
+  messages: string;
+  good_answer: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A kept result: one per (example, version hash, settings hash). */
+export interface ExampleResultsTable {
+  example_id: string;
+  project_id: string;
+  prompt_id: string;
+  version: string;
+  settings_hash: string;
+  settings: string;
+  answer: string;
+  finish_reason: string | null;
+  usage: string | null;
+  ttft_ms: number | null;
+  total_ms: number;
+  ran_at: string;
 }
 
 /** One row sealed with the server's secret key (migration 010); never backed up. */

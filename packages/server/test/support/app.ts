@@ -1,7 +1,7 @@
 import type { PlanName } from "@promptstore/core/plans";
 import { afterEach, beforeEach } from "vitest";
 import { type Config, defaultConfig } from "../../src/config.js";
-import { type App, buildApp } from "../../src/http/app.js";
+import { type App, type AppOptions, buildApp } from "../../src/http/app.js";
 import type { Store } from "../../src/store/index.js";
 import { freshStore, type TestDatabase } from "./databases.js";
 
@@ -41,9 +41,13 @@ export interface TestApp {
 let counter = 0;
 
 /** A real app on a real, fresh database of the given dialect, driven through inject(). */
-export async function testApp(database: TestDatabase, overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function testApp(
+  database: TestDatabase,
+  overrides: Partial<Config> = {},
+  options: { logger?: AppOptions["logger"] } = {},
+): Promise<TestApp> {
   const fresh = await freshStore(database);
-  const app = await buildApp({ store: fresh.store, config: defaultConfig(overrides) });
+  const app = await buildApp({ store: fresh.store, config: defaultConfig(overrides), logger: options.logger ?? false });
 
   const newProject = async (options: { plan?: PlanName; orgId?: string } = {}): Promise<TestProject> => {
     const orgId =

@@ -1,12 +1,14 @@
 import { readFile, rename } from "node:fs/promises";
 import type { ImportedPrompt, PromptListItem, Promptstore } from "@promptstore/client";
 import { contentHash } from "@promptstore/core/hash";
+import { exportedExample, exportedResult } from "@promptstore/core/playground";
 import { importedVersion, importPromptBody } from "@promptstore/core/schemas";
 import { FULL_HASH } from "@promptstore/core/version-ref";
 import { z } from "zod";
 import { CliError } from "../output.js";
 import { BundleWriter } from "./bundle-writer.js";
 import { connect, Progress, type RemoteOptions, talking } from "./connection.js";
+import { api } from "./examples-file.js";
 
 const BUNDLE_FORMAT = "promptstore-bundle";
 
@@ -16,6 +18,9 @@ const bundledPrompt = importPromptBody.omit({ versions: true, latest_version: tr
   latest_version: z.string().regex(FULL_HASH),
   // Every version, oldest first: as many as the prompt has (the server takes them in requests of 100).
   versions: z.array(importedVersion).min(1),
+  // Saved examples and the results kept of running them (docs/playground.md); absent in older bundles.
+  examples: z.array(exportedExample.omit({ prompt_id: true })).optional(),
+  results: z.array(exportedResult).optional(),
 });
 
 const bundleDocument = z.strictObject({
@@ -57,7 +62,7 @@ export async function exportBundle(file: string, options: RemoteOptions): Promis
     // Counted first for the progress line; the list itself is read again page by page below.
     const progress = new Progress("export", await talking(() => countPrompts(client)));
     for await (const prompt of pagedPrompts(client)) {
-      const bundled = await exportPrompt(client, prompt);
+      const bundled = await exportPrompt(client, prompt, options);
       await writer.add(bundled);
       prompts++;
       versionCount += bundled.versions.length;
@@ -87,7 +92,11 @@ async function* pagedPrompts(client: Promptstore): AsyncGenerator<PromptListItem
   }
 }
 
-async function exportPrompt(client: Promptstore, prompt: PromptListItem): Promise<BundledPrompt> {
+async function exportPrompt(
+  client: Promptstore,
+  prompt: PromptListItem,
+  options: RemoteOptions,
+): Promise<BundledPrompt> {
   const history = await talking(() => client.versions(prompt.id));
   const versions: BundledVersion[] = [];
   for (const v of [...history.versions].reverse()) {
@@ -110,6 +119,17 @@ async function exportPrompt(client: Promptstore, prompt: PromptListItem): Promis
       ...(content.model !== undefined ? { model: content.model } : {}),
     });
   }
+  // Saved examples travel with their prompt, and so do the results kept for any of its versions.
+  const path = `/api/v2/prompts/${encodeURIComponent(prompt.id)}/examples`;
+  const examples = ((await api(options, "GET", path)) as { examples: { prompt_id?: string }[] }).examples;
+  const results: unknown[] = [];
+  if (examples.length > 0) {
+    for (const v of versions) {
+      results.push(
+        ...((await api(options, "GET", `${path}/results?version=${v.version}`)) as { results: unknown[] }).results,
+      );
+    }
+  }
   return {
     id: prompt.id,
     name: prompt.name,
@@ -118,6 +138,12 @@ async function exportPrompt(client: Promptstore, prompt: PromptListItem): Promis
     production_version: history.production_version,
     latest_version: history.latest_version,
     versions,
+    ...(examples.length > 0
+      ? {
+          examples: examples.map(({ prompt_id: _, ...rest }) => rest) as BundledPrompt["examples"] & object,
+          results: results as BundledPrompt["results"] & object,
+        }
+      : {}),
   };
 }
 
@@ -224,6 +250,12 @@ export async function importBundle(
   const progress = new Progress("import", bundle.prompts.length);
   for (const prompt of bundle.prompts) {
     results.push(await importOne(client, prompt, options.publishAsSource ?? false));
+    if (prompt.examples?.length) {
+      await api(options, "POST", `/api/v2/prompts/${encodeURIComponent(prompt.id)}/examples/import`, {
+        examples: prompt.examples,
+        results: prompt.results ?? [],
+      });
+    }
     progress.step();
   }
   return results;

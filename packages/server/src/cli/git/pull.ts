@@ -1,6 +1,7 @@
 import type { PromptListItem, Promptstore } from "@promptstore/client";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
+import { pullExamples } from "./examples-file.js";
 import { otherLabels, readLock, writeLock } from "./lockfile.js";
 import { fileHash, type PromptFile, renderPromptFile } from "./prompt-file.js";
 import { classify } from "./state.js";
@@ -80,6 +81,8 @@ export async function pull(dir: string, options: RemoteOptions & { force?: boole
       });
       results.push({ id: prompt.id, file, result: "written", latest: prompt.latest_version });
     }
+    // The examples travel whatever the prompt file did: they change on their own.
+    if (state?.state !== "changed locally" || options.force) await pullExamples(dir, file, prompt.id, options);
     progress.step();
   }
   for (const state of states) {

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { type ModelSettings as ApiModelSettings, type Tool as ApiTool, PromptstoreError } from "@promptstore/client";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
+import { pushExamples } from "./examples-file.js";
 import { otherLabels, readLock, writeLock } from "./lockfile.js";
 import { classify, type PromptState } from "./state.js";
 import { readWorkspace } from "./workspace.js";
@@ -84,7 +85,10 @@ export async function push(dir: string, options: PushOptions): Promise<PushResul
   const progress = new Progress("push", states.length);
   try {
     for (const state of states) {
-      results.push(await pushOne(client, state, options, lock));
+      const result = await pushOne(client, state, options, lock);
+      results.push(result);
+      // The examples file beside it, once the prompt exists on the server.
+      if (lock.has(state.id)) await pushExamples(dir, state.file, state.id, options);
       progress.step();
     }
   } finally {

@@ -3,6 +3,7 @@ import type { Permission } from "@promptstore/core/permissions";
 import { createPromptBody, publishBody, readOptionsOf, readQuery, saveVersionBody } from "@promptstore/core/schemas";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AccountService } from "../../service/account-service.js";
+import type { ExampleService } from "../../service/example-service.js";
 import type { PromptService } from "../../service/prompt-service.js";
 import { type AnswersInFlight, envelopeAround, sendPagesAsJson } from "../chunked-json.js";
 import { ok } from "../envelope.js";
@@ -24,6 +25,7 @@ export function registerDashboardPromptRoutes(
   accounts: AccountService,
   prompts: PromptService,
   inFlight?: AnswersInFlight,
+  examples?: ExampleService,
 ): void {
   const session = { config: { session: true } };
   const callerFor = (request: FastifyRequest, needed: Permission) =>
@@ -56,7 +58,15 @@ export function registerDashboardPromptRoutes(
 
   app.get(`${PREFIX}/prompts/:id/versions`, session, async (request) => {
     const granted = await callerFor(request, "read");
-    return ok(await prompts.listVersions(granted, promptIdParam(request.params)));
+    const id = promptIdParam(request.params);
+    const list = await prompts.listVersions(granted, id);
+    if (!examples) return ok(list);
+    // Additive: on how many of the prompt's saved examples each version has a kept result (docs/playground.md).
+    const { of, tried } = await examples.tried(granted, id);
+    return ok({
+      ...list,
+      versions: list.versions.map((v) => ({ ...v, examples: { tried: tried.get(v.version) ?? 0, of } })),
+    });
   });
 
   app.put(`${PREFIX}/prompts/:id`, session, async (request) => {

@@ -1,5 +1,6 @@
 import { releaseRequestBody, releasesQuery } from "@promptstore/core/schemas";
 import type { FastifyInstance } from "fastify";
+import type { ExampleService } from "../../service/example-service.js";
 import type { PromptService } from "../../service/prompt-service.js";
 import { callerOf } from "../auth.js";
 import { ok } from "../envelope.js";
@@ -53,7 +54,7 @@ export const RELEASE_OPERATIONS: Operation[] = [
  * Release requests over the API (docs/releases.md): a key may ask for a protected label to move and see
  * the requests; deciding them is the dashboard's, a person's (never a key's).
  */
-export function registerReleaseRoutes(app: FastifyInstance, prompts: PromptService): void {
+export function registerReleaseRoutes(app: FastifyInstance, prompts: PromptService, examples?: ExampleService): void {
   const auth = { config: { auth: true } };
 
   app.post("/api/v2/prompts/:id/releases", auth, async (request, reply) => {
@@ -69,6 +70,10 @@ export function registerReleaseRoutes(app: FastifyInstance, prompts: PromptServi
   });
 
   app.get("/api/v2/releases/:release", auth, async (request) => {
-    return ok(await prompts.getRelease(callerOf(request), storableIdParam(request.params, "release", "release")));
+    const caller = callerOf(request);
+    const release = await prompts.getRelease(caller, storableIdParam(request.params, "release", "release"));
+    if (!examples) return ok(release);
+    // Additive: the candidate's and production's kept answers to the prompt's saved examples (docs/playground.md).
+    return ok({ ...release, examples: await examples.forRelease(caller, release) });
   });
 }

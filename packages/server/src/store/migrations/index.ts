@@ -11,6 +11,7 @@ import * as m009 from "./009-event-types-length.js";
 import * as m010 from "./010-secret-key-check.js";
 import * as m011 from "./011-model-settings.js";
 import * as m015 from "./015-invitations-sealed-secrets.js";
+import * as m016 from "./016-playground.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
@@ -28,6 +29,7 @@ export const migrationProvider: MigrationProvider = {
       "010-secret-key-check": m010,
       "011-model-settings": m011,
       "015-invitations-sealed-secrets": m015,
+      "016-playground": m016,
     };
   },
 };
