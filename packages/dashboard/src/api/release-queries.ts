@@ -38,7 +38,10 @@ export const releasesQuery = (projectId: string, status: ReleaseStatus | "all") 
  */
 export const releaseQuery = <T>(projectId: string, releaseId: string) =>
   queryOptions({
-    queryKey: [...releaseKeys.allReleases(projectId), "one", releaseId] as const,
+    // Not under the releases' key: a decision refreshes the list at once, without waiting for every opened
+    // request's examples to be read again (they answer the same: results are kept per version).
+    queryKey: ["projects", projectId, "release-examples", releaseId] as const,
+    staleTime: 60_000,
     queryFn: () => get<T>(`${projectPath(projectId)}${path`/releases/${releaseId}`}`),
   });
 

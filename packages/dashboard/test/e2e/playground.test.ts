@@ -177,9 +177,10 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: the playground",
     await poll(() => side("This draft").locator(".run-text").textContent()).toMatch(/^Hello/);
     await screenshot(page, "playground-02-streaming");
     for (const name of ["This draft", "production"]) {
-      await poll(() => side(name).locator(".run-text").textContent()).toBe(PIECES.join(""));
+      // The last piece shows a moment before `done` brings the timings and usage.
+      await poll(() => side(name).getByRole("status").allTextContents()).toEqual(["The answer is complete."]);
+      expect(await side(name).locator(".run-text").textContent()).toBe(PIECES.join(""));
       expect(await side(name).locator(".run-facts dt").allTextContents()).toEqual(["First token", "Total", "Tokens"]);
-      expect(await side(name).getByRole("status").allTextContents()).toEqual(["The answer is complete."]);
       expect(await side(name).locator(".run-facts dd").nth(2).textContent()).toBe("31 in · 4 out");
       expect(await side(name).locator(".run-facts dd").nth(0).textContent()).toMatch(/^\d+ ms$/);
     }
