@@ -1549,6 +1549,8 @@ export interface operations {
                  * @description ISO 8601, UTC, milliseconds
                  */
                 updated_at: string;
+                /** @description True when the stored signing secret was encrypted with another server secret key (a store restored under a new key): deliveries fail, saying so, until the secret is rotated */
+                secret_needs_rotation: boolean;
               }[];
             };
           };
@@ -1633,6 +1635,8 @@ export interface operations {
                * @description ISO 8601, UTC, milliseconds
                */
               updated_at: string;
+              /** @description True when the stored signing secret was encrypted with another server secret key (a store restored under a new key): deliveries fail, saying so, until the secret is rotated */
+              secret_needs_rotation: boolean;
               /** @description The signing secret (whsec_ + base64), shown this once: verify each request's webhook-signature with it */
               secret: string;
             };
@@ -1700,6 +1704,8 @@ export interface operations {
                * @description ISO 8601, UTC, milliseconds
                */
               updated_at: string;
+              /** @description True when the stored signing secret was encrypted with another server secret key (a store restored under a new key): deliveries fail, saying so, until the secret is rotated */
+              secret_needs_rotation: boolean;
             };
           };
         };
@@ -1826,6 +1832,8 @@ export interface operations {
                * @description ISO 8601, UTC, milliseconds
                */
               updated_at: string;
+              /** @description True when the stored signing secret was encrypted with another server secret key (a store restored under a new key): deliveries fail, saying so, until the secret is rotated */
+              secret_needs_rotation: boolean;
             };
           };
         };
@@ -1896,6 +1904,8 @@ export interface operations {
                * @description ISO 8601, UTC, milliseconds
                */
               updated_at: string;
+              /** @description True when the stored signing secret was encrypted with another server secret key (a store restored under a new key): deliveries fail, saying so, until the secret is rotated */
+              secret_needs_rotation: boolean;
               /** @description The signing secret (whsec_ + base64), shown this once: verify each request's webhook-signature with it */
               secret: string;
             };
@@ -2040,7 +2050,10 @@ export interface operations {
                   | "release.requested"
                   | "release.approved"
                   | "release.rejected"
-                  | "label.configured";
+                  | "label.configured"
+                  | "invitation.created"
+                  | "invitation.revoked"
+                  | "invitation.accepted";
                 /** @description The prompt id, the key id, or the organization id (plan.changed) */
                 target: string;
                 /** @description What the action moved from: a version hash (prompts), a key's scope, a plan */
@@ -2936,12 +2949,12 @@ export interface operations {
             sections?: {
               /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
               title: string;
-              /** @description The section's text; {{ name }} marks a variable the caller fills in */
+              /** @description The section's text; {{ name }} marks a variable the caller fills in. At most the server's PROMPTSTORE_MAX_SECTION_CHARS characters (1 000 000 unless configured). */
               content: string;
               /** @description Disabled sections are stored and hashed but never assembled. Default true. */
               enabled?: boolean;
             }[];
-            /** @description Content form 2: every level-1 heading (# Title) starts a section. */
+            /** @description Content form 2: every level-1 heading (# Title) starts a section. At most as many characters as the server's PROMPTSTORE_MAX_BODY_BYTES (4 194 304 unless configured). */
             markdown?: string;
             /** @description Function-calling tools in the chat-completions format; absent means none */
             tools?: {

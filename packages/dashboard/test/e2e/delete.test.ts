@@ -11,6 +11,7 @@ import {
   chromiumAvailable,
   launchChromium,
   openPage,
+  operatorAddsMember,
   ownerSession,
   rest,
   screenshot,
@@ -175,16 +176,7 @@ describe.runIf(chromiumAvailable())("deleting a prompt in the dashboard", () => 
       await fetch(`${server.url}/api/dashboard/session`, { headers: { cookie: `ps_session=${cookie}` } })
     ).json();
     const orgId = (session as { data: { memberships: { org: { id: string } }[] } }).data.memberships[0]!.org.id;
-    const added = await fetch(`${server.url}/api/dashboard/orgs/${orgId}/members`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        cookie: `ps_session=${cookie}`,
-        "x-csrf-token": (session as { data: { csrf_token: string } }).data.csrf_token,
-      },
-      body: JSON.stringify({ email: "viewer@example.com", role: "viewer" }),
-    });
-    const password = ((await added.json()) as { data: { password: string } }).data.password;
+    const { password } = await operatorAddsMember(server, orgId, "viewer@example.com", "viewer");
     const viewerCookie = await ownerSession({ ...server, owner: { email: "viewer@example.com", password } }, PASSWORD);
     const viewer = await browser.newContext({ viewport: VIEWPORTS.phone, colorScheme: "dark" });
     try {

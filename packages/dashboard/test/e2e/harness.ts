@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
-import { type RunningServer, startServer } from "../../../server/test/support/binary.js";
+import { cli, type RunningServer, startServer } from "../../../server/test/support/binary.js";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const SCREENSHOTS = fileURLToPath(new URL("../../test-results/", import.meta.url));
@@ -209,4 +209,19 @@ export async function expectAccessible(page: Page, name: string, exceptions: Axe
   writeFileSync(join(SCREENSHOTS, `axe-${name}.json`), `${JSON.stringify(findings, null, 2)}\n`);
   const lines = findings.map((f) => `${f.rule} (${f.impact}) on ${f.target}: ${f.summary}`);
   expect.soft(lines, `axe on ${name}: serious or critical WCAG 2.1 AA violations`).toEqual([]);
+}
+
+/**
+ * A second person in an organization of the server, made as the operator makes one (`user create`), since
+ * an owner now invites rather than adds: their e-mail and one-time password.
+ */
+export async function operatorAddsMember(
+  server: Bootstrapped,
+  orgId: string,
+  email: string,
+  role: "owner" | "editor" | "viewer",
+): Promise<{ email: string; password: string }> {
+  const made = await cli(server.databaseUrl, ["user", "create", email, "--org", orgId, "--role", role, "--json"]);
+  if (made.code !== 0) throw new Error(`user create ${email}: ${made.stderr}`);
+  return { email, password: JSON.parse(made.stdout).password as string };
 }

@@ -14,6 +14,7 @@ import {
   expectAccessible,
   launchChromium,
   openPage,
+  operatorAddsMember,
   ownerSession,
   rest,
   screenshot,
@@ -84,13 +85,9 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: releases with tw
     owner = await signedIn(await ownerSession(server, PASSWORD));
     // The owner adds an editor, who signs in with the one-time password and chooses their own.
     const orgId = (await asPerson(owner, "GET", "/api/dashboard/session")).orgId;
-    const added = await asPerson(owner, "POST", `/api/dashboard/orgs/${orgId}/members`, {
-      email: EDITOR,
-      role: "editor",
-    });
-    expect(added.status).toBe(201);
+    const added = await operatorAddsMember(server, orgId, EDITOR, "editor");
     editor = await signedIn(
-      await ownerSession({ ...server, owner: { email: EDITOR, password: added.body.data.password } }, PASSWORD),
+      await ownerSession({ ...server, owner: { email: EDITOR, password: added.password } }, PASSWORD),
     );
 
     const created = await rest(server, "POST", "/api/v2/prompts", server.key, {

@@ -12,6 +12,7 @@ import {
   expectAccessible,
   launchChromium,
   openPage,
+  operatorAddsMember,
   ownerSession,
   rest,
   screenshot,
@@ -77,10 +78,7 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: every screen, bo
     // Settings and audit with something in every list: a second key, a second member, an endpoint.
     const orgId = (await dashboardCall(server, cookie, "GET", "/api/dashboard/session")).memberships[0].org.id;
     await dashboardCall(server, cookie, "POST", `/api/dashboard/projects/${server.projectId}/keys`, { scope: "read" });
-    const member = await dashboardCall(server, cookie, "POST", `/api/dashboard/orgs/${orgId}/members`, {
-      email: "newcomer@example.com",
-      role: "viewer",
-    });
+    const member = await operatorAddsMember(server, orgId, "newcomer@example.com", "viewer");
     await dashboardCall(server, cookie, "POST", `/api/dashboard/projects/${server.projectId}/webhooks`, {
       url: "https://hooks.example.com/promptstore",
       description: "Deploy bot",

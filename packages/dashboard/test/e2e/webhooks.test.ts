@@ -14,6 +14,7 @@ import {
   expectAccessible,
   launchChromium,
   openPage,
+  operatorAddsMember,
   ownerSession,
   rest,
   screenshot,
@@ -218,16 +219,7 @@ describe.runIf(chromiumAvailable())("webhooks in the project settings", () => {
   it("an editor sees the webhooks and nothing else of the settings", async () => {
     const owner = await fetch(`${server.url}/api/dashboard/session`, { headers: { cookie: `ps_session=${cookie}` } });
     const session = ((await owner.json()) as any).data;
-    const added = await fetch(`${server.url}/api/dashboard/orgs/${session.memberships[0].org.id}/members`, {
-      method: "POST",
-      headers: {
-        cookie: `ps_session=${cookie}`,
-        "x-csrf-token": session.csrf_token,
-        "content-type": "application/json",
-      },
-      body: JSON.stringify({ email: "editor@example.com", role: "editor" }),
-    });
-    const editor = ((await added.json()) as any).data;
+    const editor = await operatorAddsMember(server, session.memberships[0].org.id, "editor@example.com", "editor");
     const editorCookie = await ownerSession(
       { ...server, owner: { email: "editor@example.com", password: editor.password } },
       "editor passphrase",
