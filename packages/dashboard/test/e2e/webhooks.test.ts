@@ -104,6 +104,7 @@ describe.runIf(chromiumAvailable())("webhooks in the project settings", () => {
         // Every type but the one unticked, in their order.
         events: EVENT_TYPES.filter((type) => type !== "prompt.version_saved"),
         enabled: true,
+        secret_needs_rotation: false,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       },
