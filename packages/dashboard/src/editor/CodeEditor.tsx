@@ -106,8 +106,13 @@ export default function CodeEditor(props: CodeEditorProps) {
   const view = useRef<EditorView | null>(null);
   const onChange = useRef(props.onChange);
   onChange.current = props.onChange;
-  /** The text last handed to onChange: when it comes back as `value`, the document already holds it. */
-  const emitted = useRef<string | null>(null);
+  /**
+   * The texts handed to onChange that React has not yet rendered back as `value`. A render can lag behind
+   * typing (a busy page: the playground re-renders with every keystroke), and then brings back an older
+   * text of our own: that is an echo, not a reset, and must not overwrite what was typed since.
+   */
+  const emitted = useRef(new Set<string>());
+  const lastEmitted = useRef<string | null>(null);
   const dynamic = useRef(new Compartment());
   const attributes = ariaAttributes(props);
   const attributesKey = JSON.stringify(attributes);
@@ -138,8 +143,10 @@ export default function CodeEditor(props: CodeEditorProps) {
           dynamic.current.of([EditorState.readOnly.of(readOnly), EditorView.contentAttributes.of(attributes)]),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) {
-              emitted.current = update.state.doc.toString();
-              onChange.current(emitted.current);
+              const text = update.state.doc.toString();
+              emitted.current.add(text);
+              lastEmitted.current = text;
+              onChange.current(text);
             }
           }),
         ],
@@ -156,8 +163,13 @@ export default function CodeEditor(props: CodeEditorProps) {
   // A value set from outside (reset, load) replaces the document; typing does not come back through here.
   useEffect(() => {
     const editor = view.current;
-    // Typing comes back here as the value just emitted: no need to read the whole document out again.
-    if (value === emitted.current) return;
+    if (emitted.current.has(value)) {
+      // Typing coming back, perhaps late: once the latest text is back, nothing older is still on its way.
+      // (The same string object comes back: comparing it costs nothing, even for a 250 KB section.)
+      if (value === lastEmitted.current) emitted.current.clear();
+      return;
+    }
+    emitted.current.clear();
     if (editor && editor.state.doc.toString() !== value) {
       editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } });
     }

@@ -97,8 +97,9 @@ describe.runIf(chromiumAvailable())("model settings in the dashboard", () => {
     await model.waitFor();
     expect(await model.getByText("changed", { exact: true }).count()).toBe(1);
     expect((await page.getByRole("status").filter({ hasText: "model settings changed" }).count()) >= 1).toBe(true);
-    // The new side marks what was added: the extra object, and the temperature's new digit (0.2 → 0.7).
-    expect((await model.locator("ins").allTextContents()).join("")).toBe('extra": {\n    "seed": 1\n  },\n  "7');
+    // The new side marks what was added, lines first (the extra object's three whole lines), then words within
+    // a changed line (the temperature's new digit, 0.2 → 0.7).
+    expect((await model.locator("ins").allTextContents()).join("")).toBe('  "extra": {\n    "seed": 1\n  },\n7');
     await screenshot(page, "model-03-history-diff");
     await page.context().close();
   });
