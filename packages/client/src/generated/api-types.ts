@@ -369,7 +369,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Run saved examples against one or two versions side by side, streamed; kept results are answered at once (write)
+     * Run saved examples against one or two versions side by side, streamed; kept results come back without running again (write)
      * @description Events: start, result (example_id, version, kept, result), error (one cell), done (ran, kept, failed).
      */
     post: operations["runExamples"];

@@ -116,7 +116,7 @@ export function playgroundStreamOperations(jsonSchema: (schema: z.ZodType) => un
     ),
     "/api/v2/prompts/{id}/examples/run": streamed(
       "runExamples",
-      "Run saved examples against one or two versions side by side, streamed; kept results are answered at once (write)",
+      "Run saved examples against one or two versions side by side, streamed; kept results come back without running again (write)",
       runAllBody,
       "Events: start, result (example_id, version, kept, result), error (one cell), done (ran, kept, failed).",
     ),
