@@ -128,7 +128,9 @@ describe.each(DATABASES)("playground runs ($name)", (database) => {
     };
     const res = await run(t, prompt.id, { connection, draft, variables: { customer: "Bo" } });
     expect(res.events.map((e) => e.event)).toEqual(["start", "delta", "done"]);
-    const saved = await t.request("PUT", `/api/v2/prompts/${prompt.id}`, { body: { markdown: draft.markdown } });
+    const saved = await t.request("PUT", `/api/v2/prompts/${prompt.id}`, {
+      body: { markdown: draft.markdown, model: draft.model },
+    });
     expect(res.events[0]?.data).toMatchObject({
       draft: true,
       version: saved.body.data.version,
