@@ -47,6 +47,21 @@ export class Progress {
  * Tells the user when the plan's rate limit makes the client wait: the SDK waits out a 429 for the seconds
  * its Retry-After names; without this a long run would look hung.
  */
+/**
+ * One request outside the SDK (the examples routes), waiting out a 429 as the SDK does: for the seconds
+ * Retry-After names (at most 65), announced, up to 10 times.
+ */
+export async function fetchWaitingOutLimits(input: string, init: RequestInit): Promise<Response> {
+  const fetchAnnounced = announcingFetch();
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetchAnnounced(input, init);
+    if (res.status !== 429 || attempt >= 10) return res;
+    const seconds = Number(res.headers.get("retry-after") ?? "1");
+    await res.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(Number.isFinite(seconds) ? seconds : 1, 65) * 1000));
+  }
+}
+
 function announcingFetch(): (input: string, init: RequestInit) => Promise<Response> {
   return async (input, init) => {
     const res = await globalThis.fetch(input, init);
