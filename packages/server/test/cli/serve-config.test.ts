@@ -60,6 +60,8 @@ describe("promptstore serve's environment (sqlite)", () => {
     const password = /with the one-time password (\S+)/.exec(out)?.[1] ?? "";
     expect(out).toBe(
       [
+        `Generated the server's secret key into ${env.url}.key (mode 0600). Keep it safe and apart from backups: ` +
+          "without it, a restored store's webhook and model provider secrets cannot be read.",
         "",
         'Empty database: created organization "default" (plan free) and project "Default project".',
         `Dashboard: ${address}/`,

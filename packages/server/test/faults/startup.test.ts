@@ -52,7 +52,9 @@ describe.skipIf(!POSTGRES_BIN)("faults: PostgreSQL unreachable at start-up (post
   it("waits for a database that comes up, then serves", async () => {
     await postgres.stop();
     const starting = startServer(postgres.url, { PROMPTSTORE_DATABASE_WAIT_SECONDS: "30" });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // Long enough for the binary to load and try at least once even on a loaded machine (loading took over
+    // 2 s while the whole suite ran beside it); it then retries with backoff until the database is up.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
     await postgres.start();
     server = await starting;
     expect(server.events[0]).toEqual({
