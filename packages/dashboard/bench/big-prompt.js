@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { bigPromptMarkdown, editedBigPrompt } from "@promptstore/core/testing/big-prompt";
 import { chromium } from "playwright-core";
 import { startServer } from "../../server/bench/lib/processes.js";
+import { json, ownerCookie } from "./lib/session.js";
 
 const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -21,30 +22,6 @@ const END = "<!-- dashboard big prompt bench: end -->";
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const p95 = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.95)];
-
-async function json(url, options = {}) {
-  const res = await fetch(url, options);
-  const body = await res.json();
-  if (!body.success) throw new Error(`${options.method ?? "GET"} ${url}: ${res.status} ${body.error}`);
-  return { body: body.data, headers: res.headers };
-}
-
-async function ownerCookie(url, owner) {
-  const post = (path, body, headers = {}) =>
-    json(`${url}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...headers },
-      body: JSON.stringify(body),
-    });
-  const first = await post("/api/dashboard/session", owner);
-  const cookie = first.headers.get("set-cookie").split(";")[0];
-  const changed = await post(
-    "/api/dashboard/password",
-    { current_password: owner.password, new_password: "bench passphrase 1234" },
-    { cookie, "x-csrf-token": first.body.csrf_token },
-  );
-  return changed.headers.get("set-cookie").split(";")[0].split("=")[1];
-}
 
 async function load(browser, url, cookie, ready, arg) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { startServer } from "../../server/bench/lib/processes.js";
+import { json, ownerCookie } from "./lib/session.js";
 
 const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.url));
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
@@ -22,31 +23,6 @@ const END = "<!-- dashboard bench: end -->";
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const kb = (bytes) => (bytes / 1024).toFixed(1);
-
-async function json(url, options = {}) {
-  const res = await fetch(url, options);
-  const body = await res.json();
-  if (!body.success) throw new Error(`${options.method ?? "GET"} ${url}: ${res.status} ${body.error}`);
-  return { body: body.data, headers: res.headers };
-}
-
-/** Signs the printed owner in, replaces the one-time password, and returns the session cookie. */
-async function ownerCookie(url, owner) {
-  const post = (path, body, headers = {}) =>
-    json(`${url}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...headers },
-      body: JSON.stringify(body),
-    });
-  const first = await post("/api/dashboard/session", owner);
-  const cookie = first.headers.get("set-cookie").split(";")[0];
-  const changed = await post(
-    "/api/dashboard/password",
-    { current_password: owner.password, new_password: "bench passphrase 1234" },
-    { cookie, "x-csrf-token": first.body.csrf_token },
-  );
-  return changed.headers.get("set-cookie").split(";")[0].split("=")[1];
-}
 
 async function seed(url, key) {
   const names = Array.from({ length: PROMPTS }, (_, n) => `Bench prompt ${String(n).padStart(4, "0")}`);
