@@ -1112,7 +1112,7 @@ export interface operations {
                  * @description ISO 8601, UTC, milliseconds
                  */
                 created_at: string;
-                /** @description Who saved it: user:<e-mail> or key:<key prefix> */
+                /** @description Who saved it: user:<e-mail> or key:<key prefix>; a read key sees user (a person) without the e-mail */
                 saved_by: string | null;
                 /** @description Every label of the prompt to its version, production included when set (docs/releases.md) */
                 labels: {

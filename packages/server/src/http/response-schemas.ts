@@ -127,7 +127,10 @@ export const versionList = z.strictObject({
       version: hash,
       message: z.string().nullable(),
       created_at: timestamp,
-      saved_by: z.string().nullable().describe("Who saved it: user:<e-mail> or key:<key prefix>"),
+      saved_by: z
+        .string()
+        .nullable()
+        .describe("Who saved it: user:<e-mail> or key:<key prefix>; a read key sees user (a person) without the e-mail"),
       labels: labelsOut,
     }),
   ),

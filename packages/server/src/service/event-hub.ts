@@ -3,6 +3,7 @@ import type { PromptEvent } from "@promptstore/core/events";
 import { planLimits } from "@promptstore/core/plans";
 import type { EventStore } from "../store/events.js";
 import type { Caller } from "./access.js";
+import { eventWithoutAuthors, seesAuthors } from "./authors.js";
 import type { ChangeBus } from "./change-bus.js";
 
 /** Where a stream's text goes (the HTTP response); `end` closes it. */
@@ -65,6 +66,27 @@ export function formatEvent(event: PromptEvent, read?: string): string {
   const data = JSON.stringify(event);
   const withRead = read === undefined ? data : `${data.slice(0, -1)},"read":${read}}`;
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${withRead}\n\n`;
+}
+
+/**
+ * The batch as each kind of stream is sent it, encoded once per kind however many streams there are: with or
+ * without the reads (`include=read`), and with or without the authors of releases (docs/decisions.md).
+ */
+function batchTexts(batch: PromptEvent[], reads: (string | undefined)[] | undefined): (s: Subscriber) => Buffer {
+  const names = batch.some((event) => event.release !== undefined);
+  const texts = new Map<string, Buffer>();
+  return (subscriber) => {
+    const hide = names && !seesAuthors(subscriber.caller);
+    const rich = subscriber.withReads && reads !== undefined;
+    const kind = `${hide}:${rich}`;
+    let text = texts.get(kind);
+    if (text === undefined) {
+      const events = hide ? batch.map(eventWithoutAuthors) : batch;
+      text = Buffer.from(events.map((event, i) => formatEvent(event, rich ? reads?.[i] : undefined)).join(""));
+      texts.set(kind, text);
+    }
+    return text;
+  };
 }
 
 function control(type: "ready" | "reset", lastId: number, reason?: string): string {
@@ -163,7 +185,7 @@ export class EventHub {
     this.enqueue(feed, async () => {
       if (!feed.subscribers.has(subscriber)) return;
       const cursor = await this.cursorOf(feed, caller.projectId);
-      const opening = await this.opening(caller.projectId, lastEventId, cursor);
+      const opening = await this.opening(caller, lastEventId, cursor);
       if (!feed.subscribers.has(subscriber)) return;
       subscriber.live = true;
       this.send(feed, subscriber, opening);
@@ -188,7 +210,8 @@ export class EventHub {
   }
 
   /** What a new stream is sent first: a replay and `ready`, or `reset`. */
-  private async opening(projectId: string, lastEventId: string | undefined, cursor: number): Promise<string> {
+  private async opening(caller: Caller, lastEventId: string | undefined, cursor: number): Promise<string> {
+    const { projectId } = caller;
     if (lastEventId === undefined) return control("ready", cursor);
     const after = /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : Number.NaN;
     if (!Number.isSafeInteger(after) || after > cursor) {
@@ -201,7 +224,8 @@ export class EventHub {
     if (missed.length > this.maxReplay) {
       return control("reset", cursor, `more than ${this.maxReplay} events were missed`);
     }
-    return missed.map((event) => formatEvent(event)).join("") + control("ready", cursor);
+    const shown = seesAuthors(caller) ? missed : missed.map(eventWithoutAuthors);
+    return shown.map((event) => formatEvent(event)).join("") + control("ready", cursor);
   }
 
   private feedOf(projectId: string): Feed {
@@ -239,11 +263,11 @@ export class EventHub {
       for (;;) {
         const batch = await this.events.since(projectId, feed.cursor, 500);
         if (batch.length === 0) return;
-        const text = batch.map((event) => formatEvent(event)).join("");
-        const rich = await this.withReads(feed, batch);
+        const reads = await this.readsOf(feed, batch);
         feed.cursor = (batch[batch.length - 1] as PromptEvent).id;
+        const textFor = batchTexts(batch, reads);
         for (const subscriber of feed.subscribers) {
-          if (subscriber.live) this.send(feed, subscriber, subscriber.withReads && rich ? rich : text);
+          if (subscriber.live) this.send(feed, subscriber, textFor(subscriber));
         }
         if (batch.length < 500) return;
       }
@@ -251,12 +275,12 @@ export class EventHub {
   }
 
   /**
-   * The batch with each prompt's last event carrying the read it leads to, encoded once for every stream
-   * that asked; undefined when no stream asked. Earlier events of the same prompt in the batch are already
-   * superseded, so only the last is worth a read. One read per prompt and instance, shared with the herd of
-   * clients that may read it at the same moment (the read cache's single flight).
+   * The read each event leads to, for the streams that asked (undefined when none did). Earlier events of
+   * the same prompt in the batch are already superseded, so only the last is worth a read. One read per
+   * prompt and instance, shared with the herd of clients that may read it at the same moment (the read
+   * cache's single flight).
    */
-  private async withReads(feed: Feed, batch: PromptEvent[]): Promise<Buffer | undefined> {
+  private async readsOf(feed: Feed, batch: PromptEvent[]): Promise<(string | undefined)[] | undefined> {
     const readOf = this.options.readOf;
     if (!readOf) return undefined;
     let asker: Subscriber | undefined;
@@ -265,14 +289,11 @@ export class EventHub {
     const lastOf = new Map<string, PromptEvent>();
     for (const event of batch) lastOf.set(event.prompt_id, event);
     const caller = asker.caller;
-    const parts = await Promise.all(
-      batch.map(async (event) => {
-        const read =
-          lastOf.get(event.prompt_id) === event ? await readOf(caller, event).catch(() => undefined) : undefined;
-        return formatEvent(event, read);
-      }),
+    return Promise.all(
+      batch.map((event) =>
+        lastOf.get(event.prompt_id) === event ? readOf(caller, event).catch(() => undefined) : undefined,
+      ),
     );
-    return Buffer.from(parts.join(""));
   }
 
   private send(feed: Feed, subscriber: Subscriber, text: string | Buffer): void {

@@ -29,6 +29,7 @@ import type { LabelSettings } from "../store/labels.js";
 import type { PromptRow } from "../store/prompt-rows.js";
 import { type EventSink, ProjectStore } from "../store/prompts.js";
 import { type Caller, requireAccess } from "./access.js";
+import { authorShownTo } from "./authors.js";
 import type { ChangeBus } from "./change-bus.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { endRollout, labelState, moveLabel, requireUnprotected } from "./label-moves.js";
@@ -182,7 +183,7 @@ export class PromptService {
         version: v.hash,
         message: v.message,
         created_at: v.created_at,
-        saved_by: v.saved_by,
+        saved_by: authorShownTo(caller, v.saved_by),
         labels: onVersion(v.hash),
       })),
       labels,

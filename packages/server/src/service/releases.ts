@@ -5,6 +5,7 @@ import { newId, now } from "../store/ids.js";
 import type { LabelSettings, ReleaseRow } from "../store/labels.js";
 import type { ProjectStore } from "../store/prompts.js";
 import { type Caller, requireAccess, requirePerson } from "./access.js";
+import { releaseShownTo } from "./authors.js";
 import { labelState, moveLabel } from "./label-moves.js";
 import { PromptChange, requirePrompt, resolveHash } from "./prompt-changes.js";
 
@@ -67,7 +68,7 @@ export async function listReleases(
 ): Promise<{ releases: ReleaseView[] }> {
   requireAccess(caller, "read", "listing releases");
   const rows = await context.store.labels().listReleases(query.status, query.limit ?? 100);
-  return { releases: rows.map(viewOf) };
+  return { releases: rows.map((row) => releaseShownTo(caller, viewOf(row))) };
 }
 
 export async function getRelease(
@@ -78,7 +79,7 @@ export async function getRelease(
   requireAccess(caller, "read", "reading a release");
   const row = await context.store.labels().getRelease(id);
   if (!row) throw notFound(`release ${id} not found`);
-  return viewOf(row);
+  return releaseShownTo(caller, viewOf(row));
 }
 
 /**
