@@ -4,9 +4,13 @@
  * delivered and verified with that secret, the deliveries, editing, removing; an editor sees the webhooks and
  * nothing else of the settings. Screenshots of each state under test-results/.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { EVENT_TYPES } from "@promptstore/core/events";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli, startServer } from "../../../server/test/support/binary.js";
 import { freePort, type Receiver, startReceiver, verify } from "../../../server/test/webhooks/receiver.js";
 import {
   type Bootstrapped,
@@ -239,6 +243,43 @@ describe.runIf(chromiumAvailable())("webhooks in the project settings", () => {
       expect(editorProblems).toEqual([]);
     } finally {
       await editorContext.close();
+    }
+  });
+
+  it("an endpoint restored under another secret key says its secret needs rotating, and how", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "promptstore-e2e-rekey-"));
+    const file = join(dir, "store.backup");
+    const target = join(dir, "restored.sqlite");
+    const env = { PROMPTSTORE_SECRET_KEY: "feedface".repeat(8), PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE: "true" };
+    expect((await cli(server.databaseUrl, ["backup", file])).code).toBe(0);
+    expect((await cli(target, ["restore", file], env)).code).toBe(0);
+    const restored = await startServer(target, env);
+    const rekeyed = await browser.newContext({ viewport: VIEWPORTS.laptop, colorScheme: "light" });
+    try {
+      const signedIn = await fetch(`${restored.url}/api/dashboard/session`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: server.owner.email, password: PASSWORD }),
+      });
+      expect(signedIn.status).toBe(200);
+      const session = (signedIn.headers.get("set-cookie") as string).split(";")[0]?.split("=")[1] as string;
+      await rekeyed.addCookies([{ name: "ps_session", value: session, url: restored.url }]);
+      const { page: after, problems: afterProblems } = await openPage(rekeyed);
+      await after.goto(`${restored.url}/p/${server.projectId}/settings`);
+      const region = after.getByRole("region", { name: "Webhooks" });
+      const row = region.getByRole("row").filter({ hasText: "A receiver with a long address" });
+      await row.getByText("secret needs rotating", { exact: true }).waitFor();
+      expect(
+        await row.getByText("Rotate it under Edit, then give the receiver the new one.", { exact: false }).count(),
+      ).toBe(1);
+      await region.scrollIntoViewIfNeeded();
+      await screenshot(after, "webhooks-10-secret-needs-rotating");
+      await expectAccessible(after, "webhooks-secret-needs-rotating");
+      expect(afterProblems).toEqual([]);
+    } finally {
+      await rekeyed.close();
+      await restored.stop("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -73,8 +73,11 @@ export function Webhooks({ projectId, projectName }: { projectId: string; projec
                     <span className="badge">disabled</span>
                   )}
                   {hook.secret_needs_rotation ? (
-                    <span className="badge badge-warning webhook-rotate">
-                      secret needs rotating: rotate it, then give the receiver the new one
+                    <span className="webhook-needs-rotation">
+                      <span className="badge badge-warning">secret needs rotating</span>
+                      <span className="webhook-needs-rotation-hint">
+                        This server's key cannot open it. Rotate it under Edit, then give the receiver the new one.
+                      </span>
                     </span>
                   ) : null}
                 </td>
