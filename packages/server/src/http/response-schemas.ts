@@ -130,7 +130,9 @@ export const versionList = z.strictObject({
       saved_by: z
         .string()
         .nullable()
-        .describe("Who saved it: user:<e-mail> or key:<key prefix>; a read key sees user (a person) without the e-mail"),
+        .describe(
+          "Who saved it: user:<e-mail> or key:<key prefix>; a read key sees user (a person) without the e-mail",
+        ),
       labels: labelsOut,
     }),
   ),
