@@ -1,10 +1,11 @@
 /**
  * A project's model connections (docs/playground.md, "Model connections"): listed for the playground's model choice, added and
- * removed by owners. The API key is sent once, when a connection is added, and never comes back.
+ * edited and removed by owners. The API key is sent when a connection is added (or its key replaced), and never
+ * comes back.
  */
 import type { ConnectionView } from "@promptstore/core/playground";
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import { del, get, path, post } from "./client";
+import { del, get, patch, path, post } from "./client";
 
 export type ModelConnection = ConnectionView;
 
@@ -31,6 +32,18 @@ export function useAddConnection(projectId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (body: AddConnectionBody) => post<ModelConnection>(base(projectId), body),
+    onSuccess: () => client.invalidateQueries({ queryKey: connectionKeys.list(projectId) }),
+  });
+}
+
+/** What an edit sends: only the fields changed; `api_key: ""` removes the stored key. */
+export type UpdateConnectionBody = Partial<AddConnectionBody>;
+
+export function useUpdateConnection(projectId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: string; body: UpdateConnectionBody }) =>
+      patch<ModelConnection>(`${base(projectId)}${path`/${id}`}`, body),
     onSuccess: () => client.invalidateQueries({ queryKey: connectionKeys.list(projectId) }),
   });
 }

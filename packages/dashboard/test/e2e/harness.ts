@@ -204,6 +204,15 @@ export async function axeFindings(page: Page, exceptions: AxeException[] = []): 
  * are also saved as `axe-<name>.json` beside the screenshots, for counting them over a run.
  */
 export async function expectAccessible(page: Page, name: string, exceptions: AxeException[] = []): Promise<void> {
+  // Colours measured mid-transition (a colour scheme or viewport just switched) are neither scheme's.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => animation instanceof CSSTransition)
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
+  );
   const findings = await axeFindings(page, exceptions);
   mkdirSync(SCREENSHOTS, { recursive: true });
   writeFileSync(join(SCREENSHOTS, `axe-${name}.json`), `${JSON.stringify(findings, null, 2)}\n`);

@@ -145,6 +145,34 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: the playground",
     expect(await page.content()).not.toContain(PROVIDER_KEY);
     await expectAccessible(page, "connections-list");
     await screenshot(page, "connections-02-list");
+
+    // Edited: the fields as they are, the key kept unless replaced (the runs below still pass the stand-in's
+    // key check), only what changed is sent.
+    await row.getByRole("button", { name: "Edit Stand-in" }).click();
+    const edit = page.getByRole("dialog", { name: "Edit Stand-in" });
+    expect(await edit.getByLabel("Name").inputValue()).toBe("Stand-in");
+    expect(await edit.getByLabel("Base URL").inputValue()).toBe(standIn.baseUrl);
+    expect(await edit.getByLabel("Models").inputValue()).toBe(`${MODEL}, slow-model, busy-model, tool-model`);
+    expect(await edit.getByLabel("New API key").inputValue()).toBe("");
+    expect(await edit.getByText("A key is stored, encrypted; it is never shown.", { exact: false }).count()).toBe(1);
+    expect(await edit.getByLabel("Remove the stored key", { exact: false }).isChecked()).toBe(false);
+    await expectAccessible(page, "connections-edit-dialog");
+    await screenshot(page, "connections-02b-edit");
+    const sent = page.waitForRequest((r) => r.method() === "PATCH" && r.url().includes("/connections/"));
+    await edit.getByLabel("Models").fill(`${MODEL}, slow-model, busy-model, tool-model, spare-model`);
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    expect((await sent).postDataJSON()).toEqual({
+      models: [MODEL, "slow-model", "busy-model", "tool-model", "spare-model"],
+    });
+    await poll(() => edit.count()).toBe(0);
+    await poll(() => row.locator(".badge.mono").allTextContents()).toEqual([
+      MODEL,
+      "slow-model",
+      "busy-model",
+      "tool-model",
+      "spare-model",
+    ]);
+    expect(await row.getByText("stored, hidden").count()).toBe(1);
   });
 
   it("fills variables, runs the unsaved draft next to production, and the answers stream token by token", async () => {

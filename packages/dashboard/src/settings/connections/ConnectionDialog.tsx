@@ -1,6 +1,11 @@
 import { type FormEvent, useRef, useState } from "react";
 import { isApiError } from "../../api/client";
-import { useAddConnection } from "../../api/connection-queries";
+import {
+  type ModelConnection,
+  type UpdateConnectionBody,
+  useAddConnection,
+  useUpdateConnection,
+} from "../../api/connection-queries";
 import { errorFor, type FieldError, unplacedErrors } from "../../api/errors";
 import { useRevealErrors } from "../../forms/useRevealErrors";
 import { Dialog } from "../../ui/Dialog";
@@ -21,16 +26,42 @@ export function parseModels(text: string): string[] {
   ];
 }
 
+/** The fields of an edit that differ from the connection as it is: an unchanged field is not sent. */
+export function changesOf(
+  before: ModelConnection,
+  after: { name: string; baseUrl: string; models: string[]; apiKey: string; removeKey: boolean },
+): UpdateConnectionBody {
+  const body: UpdateConnectionBody = {};
+  if (after.name !== before.name) body.name = after.name;
+  if (after.baseUrl !== before.base_url) body.base_url = after.baseUrl;
+  if (after.models.join("\n") !== before.models.join("\n")) body.models = after.models;
+  if (after.apiKey !== "") body.api_key = after.apiKey;
+  else if (after.removeKey) body.api_key = "";
+  return body;
+}
+
 /**
- * Adds a connection. The API key goes to the server once, in this request, and is never shown again: the
- * input is a password field, and the form forgets it as soon as the server has it.
+ * Adds a connection, or edits one (`editing`). The API key goes to the server once, in this request, and is
+ * never shown again: the input is a password field, and the form forgets it as soon as the server has it.
+ * Editing shows the stored key as kept unless a new one is typed or its removal is ticked.
  */
-export function ConnectionDialog({ projectId, onClose }: { projectId: string; onClose: () => void }) {
+export function ConnectionDialog({
+  projectId,
+  editing,
+  onClose,
+}: {
+  projectId: string;
+  editing?: ModelConnection | undefined;
+  onClose: () => void;
+}) {
   const add = useAddConnection(projectId);
-  const [name, setName] = useState("");
-  const [baseUrl, setBaseUrl] = useState("");
+  const update = useUpdateConnection(projectId);
+  const pending = add.isPending || update.isPending;
+  const [name, setName] = useState(editing?.name ?? "");
+  const [baseUrl, setBaseUrl] = useState(editing?.base_url ?? "");
   const [apiKey, setApiKey] = useState("");
-  const [models, setModels] = useState("");
+  const [removeKey, setRemoveKey] = useState(false);
+  const [models, setModels] = useState(editing?.models.join(", ") ?? "");
   const [errors, setErrors] = useState<FieldError[]>([]);
   const form = useRef<HTMLFormElement>(null);
   useRevealErrors(form, errors);
@@ -43,6 +74,25 @@ export function ConnectionDialog({ projectId, onClose }: { projectId: string; on
     if (problems.length > 0) return setErrors(problems);
     setErrors([]);
     const list = parseModels(models);
+    const done = {
+      onSuccess: () => {
+        setApiKey("");
+        onClose();
+      },
+      onError: (error: unknown) =>
+        setErrors([
+          isApiError(error)
+            ? { field: error.field, message: error.detail }
+            : { field: null, message: errorText(error) },
+        ]),
+    };
+    if (editing) {
+      const body = changesOf(editing, { name: name.trim(), baseUrl: baseUrl.trim(), models: list, apiKey, removeKey });
+      // Nothing changed: the server would refuse an empty edit, and there is nothing to save.
+      if (Object.keys(body).length === 0) return onClose();
+      update.mutate({ id: editing.id, body }, done);
+      return;
+    }
     add.mutate(
       {
         name: name.trim(),
@@ -50,23 +100,12 @@ export function ConnectionDialog({ projectId, onClose }: { projectId: string; on
         ...(apiKey === "" ? {} : { api_key: apiKey }),
         ...(list.length === 0 ? {} : { models: list }),
       },
-      {
-        onSuccess: () => {
-          setApiKey("");
-          onClose();
-        },
-        onError: (error) =>
-          setErrors([
-            isApiError(error)
-              ? { field: error.field, message: error.detail }
-              : { field: null, message: errorText(error) },
-          ]),
-      },
+      done,
     );
   };
 
   return (
-    <Dialog title="Add a model connection" onClose={onClose}>
+    <Dialog title={editing ? `Edit ${editing.name}` : "Add a model connection"} onClose={onClose}>
       <form ref={form} className="form" onSubmit={submit} noValidate aria-label="Model connection">
         <FormAlert messages={unplacedErrors(errors, (f) => FORM_FIELDS.has(f) || f.startsWith("models"))} />
         <Field label="Name" error={errorFor(errors, "name")} hint="How the playground lists it, e.g. OpenAI.">
@@ -101,10 +140,14 @@ export function ConnectionDialog({ projectId, onClose }: { projectId: string; on
           )}
         </Field>
         <Field
-          label="API key"
+          label={editing?.has_key ? "New API key" : "API key"}
           optional
           error={errorFor(errors, "api_key")}
-          hint="Kept encrypted on the server and never shown again, to anyone. Local servers may need none."
+          hint={
+            editing?.has_key
+              ? "A key is stored, encrypted; it is never shown. Leave this empty to keep it, or type one to replace it."
+              : "Kept encrypted on the server and never shown again, to anyone. Local servers may need none."
+          }
         >
           {(control) => (
             <input
@@ -114,10 +157,17 @@ export function ConnectionDialog({ projectId, onClose }: { projectId: string; on
               autoComplete="new-password"
               spellCheck={false}
               value={apiKey}
+              disabled={removeKey}
               onChange={(e) => setApiKey(e.target.value)}
             />
           )}
         </Field>
+        {editing?.has_key ? (
+          <label className="checkbox">
+            <input type="checkbox" checked={removeKey} onChange={(e) => setRemoveKey(e.target.checked)} />
+            Remove the stored key (for a local server that needs none)
+          </label>
+        ) : null}
         <Field
           label="Models"
           optional
@@ -140,13 +190,8 @@ export function ConnectionDialog({ projectId, onClose }: { projectId: string; on
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button
-            type="submit"
-            className="button button-primary"
-            disabled={add.isPending}
-            aria-busy={add.isPending || undefined}
-          >
-            Add connection
+          <button type="submit" className="button button-primary" disabled={pending} aria-busy={pending || undefined}>
+            {editing ? "Save changes" : "Add connection"}
           </button>
         </div>
       </form>

@@ -22,6 +22,7 @@ export function ModelConnections({
   const list = useQuery(connectionsQuery(projectId));
   const remove = useRemoveConnection(projectId);
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<ModelConnection | null>(null);
   const [removing, setRemoving] = useState<ModelConnection | null>(null);
 
   let body: ReactNode;
@@ -83,17 +84,27 @@ export function ModelConnections({
                 </td>
                 {canManage ? (
                   <td className="cell-actions">
-                    <button
-                      type="button"
-                      className="button button-small"
-                      aria-label={`Remove ${c.name}`}
-                      onClick={() => {
-                        remove.reset();
-                        setRemoving(c);
-                      }}
-                    >
-                      Remove
-                    </button>
+                    <span className="row-actions">
+                      <button
+                        type="button"
+                        className="button button-small"
+                        aria-label={`Edit ${c.name}`}
+                        onClick={() => setEditing(c)}
+                      >
+                        Edit
+                      </button>
+                      <button
+                        type="button"
+                        className="button button-small"
+                        aria-label={`Remove ${c.name}`}
+                        onClick={() => {
+                          remove.reset();
+                          setRemoving(c);
+                        }}
+                      >
+                        Remove
+                      </button>
+                    </span>
                   </td>
                 ) : null}
               </tr>
@@ -121,6 +132,7 @@ export function ModelConnections({
       </div>
       {body}
       {adding ? <ConnectionDialog projectId={projectId} onClose={() => setAdding(false)} /> : null}
+      {editing ? <ConnectionDialog projectId={projectId} editing={editing} onClose={() => setEditing(null)} /> : null}
       {removing ? (
         <ConfirmDialog
           title={`Remove ${removing.name}?`}
