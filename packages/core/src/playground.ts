@@ -163,17 +163,27 @@ export const updateExampleBody = createExampleBody
 export type CreateExampleBody = z.infer<typeof createExampleBody>;
 export type UpdateExampleBody = z.infer<typeof updateExampleBody>;
 
-export const runAllBody = z.strictObject({
-  connection: connectionRef,
-  versions: z.array(versionRef).min(1, "must name one or two versions").max(2, "must name one or two versions"),
-  model: modelOverride.optional(),
-  guard: z.boolean().optional(),
-  examples: z
-    .array(text().regex(EXAMPLE_ID, "must be an example id (exa_…)"))
-    .max(PLAYGROUND_LIMITS.examplesPerPrompt)
-    .optional(),
-  fresh: z.boolean().optional(),
-});
+export const runAllBody = z
+  .strictObject({
+    connection: connectionRef,
+    versions: z.array(versionRef).max(2, "must name one or two versions"),
+    /** An unsaved draft as one of the sides (the first): its results are kept under the hash it would save as. */
+    draft: draftContent.optional(),
+    model: modelOverride.optional(),
+    guard: z.boolean().optional(),
+    examples: z
+      .array(text().regex(EXAMPLE_ID, "must be an example id (exa_…)"))
+      .max(PLAYGROUND_LIMITS.examplesPerPrompt)
+      .optional(),
+    fresh: z.boolean().optional(),
+  })
+  .superRefine((body, ctx) => {
+    const sides = body.versions.length + (body.draft === undefined ? 0 : 1);
+    if (sides === 0) ctx.addIssue({ code: "custom", path: ["versions"], message: "must name one or two versions" });
+    if (sides > 2) {
+      ctx.addIssue({ code: "custom", path: ["versions"], message: "with a draft, must name at most one version" });
+    }
+  });
 export type RunAllBody = z.infer<typeof runAllBody>;
 
 export const resultsQuery = z.object({ version: versionRef });

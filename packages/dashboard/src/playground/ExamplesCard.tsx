@@ -9,13 +9,14 @@ import { TimeAgo } from "../ui/TimeAgo";
 import { ExampleDialog } from "./ExampleDialog";
 import { formatMs, type OverridesForm, settingsSummary, toOverrides } from "./overrides";
 import { ERROR_TITLES } from "./run-state";
-import type { Example, ExampleResult, RunError } from "./run-types";
-import { targetOptions } from "./targets";
+import type { DraftContent, Example, ExampleResult, RunError } from "./run-types";
+import { DRAFT, targetFrom, targetOptions, targetTitle } from "./targets";
 import { cellKey, useRunAll } from "./use-run-all";
 
 /**
  * The prompt's saved examples: list, load into the playground, edit, remove, and run all of them against
- * two versions side by side. Results kept by the server show at once, labelled with when they ran.
+ * two versions side by side, or the editor's unsaved draft beside a version. Results kept by the server show
+ * at once, labelled with when they ran; a draft's are kept under the hash it saves as.
  */
 export function ExamplesCard({
   projectId,
@@ -24,10 +25,16 @@ export function ExamplesCard({
   connectionId,
   overrides,
   guard,
+  draft,
+  draftProblem,
   onLoad,
 }: {
   projectId: string;
   promptId: string;
+  /** The editor's unsaved draft, offered as the first side; null when there is none. */
+  draft: DraftContent | null;
+  /** Why the draft cannot run as it is, or null. */
+  draftProblem: string | null;
   list: VersionList;
   connectionId: string;
   overrides: OverridesForm;
@@ -41,12 +48,16 @@ export function ExamplesCard({
   const runAll = useRunAll(projectId, promptId);
   const [editing, setEditing] = useState<Example | null>(null);
   const [removing, setRemoving] = useState<Example | null>(null);
-  const [refA, setRefA] = useState("latest");
+  const [chosenA, setRefA] = useState("latest");
   const [refB, setRefB] = useState(list.production_version ? "production" : "");
   const [problem, setProblem] = useState<string | null>(null);
+  // A draft chosen and then saved (or discarded) is gone: its side becomes the latest version.
+  const refA = chosenA === DRAFT && draft === null ? "latest" : chosenA;
+  const optionsA = targetOptions(list, draft !== null);
   const options = targetOptions(list, false);
   const refs = [refA, refB].filter((r) => r !== "");
-  const keptA = useQuery(resultsQuery(projectId, promptId, refA));
+  // A draft has no kept results to ask for by name: the run answers them (kept ones at once).
+  const keptA = useQuery({ ...resultsQuery(projectId, promptId, refA), enabled: refA !== DRAFT });
   const keptB = useQuery({ ...resultsQuery(projectId, promptId, refB || "latest"), enabled: refB !== "" });
   const running = runAll.state.status === "running";
 
@@ -56,29 +67,40 @@ export function ExamplesCard({
       setProblem("The playground's model settings have an error; fix them first.");
       return;
     }
+    if (refA === DRAFT && draftProblem !== null) {
+      setProblem(`The draft cannot run until its tools are valid JSON: ${draftProblem}`);
+      return;
+    }
     setProblem(null);
     void runAll.start({
       connection: connectionId,
-      versions: refs,
+      ...(refA === DRAFT && draft ? { draft, versions: refB === "" ? [] : [refB] } : { versions: refs }),
       guard,
       ...(Object.keys(checked.model).length > 0 ? { model: checked.model } : {}),
     });
   };
 
-  const select = (id: string, label: string, value: string, onChange: (v: string) => void, allowNone: boolean) => (
+  const select = (
+    id: string,
+    label: string,
+    value: string,
+    onChange: (v: string) => void,
+    allowNone: boolean,
+    choices: typeof options,
+  ) => (
     <div className="field">
       <label className="field-label" htmlFor={id}>
         {label}
       </label>
       <select id={id} className="select" value={value} onChange={(e) => onChange(e.target.value)}>
         {allowNone ? <option value="">Nothing: one version</option> : null}
-        {options.pointers.map((o) => (
+        {choices.pointers.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
           </option>
         ))}
         <optgroup label="All versions">
-          {options.versions.map((o) => (
+          {choices.versions.map((o) => (
             <option key={o.value} value={o.value}>
               {o.label}
             </option>
@@ -121,8 +143,8 @@ export function ExamplesCard({
     body = (
       <>
         <div className="examples-run">
-          {select(ids.a, "Version", refA, setRefA, false)}
-          {select(ids.b, "Next to", refB, setRefB, true)}
+          {select(ids.a, "Version", refA, setRefA, false, optionsA)}
+          {select(ids.b, "Next to", refB, setRefB, true, options)}
           <div className="examples-run-actions">
             <button type="button" className="button button-primary" disabled={running} onClick={start}>
               Run all {plural(all.length, "example")}
@@ -195,8 +217,8 @@ export function ExamplesCard({
                   </p>
                 ) : null}
                 <div className={refs.length === 2 ? "example-cells example-cells-two" : "example-cells"}>
-                  <ResultCell label={refA} cell={cellsA(example.id)} />
-                  {refB !== "" ? <ResultCell label={refB} cell={cellsB(example.id)} /> : null}
+                  <ResultCell label={targetTitle(targetFrom(refA))} cell={cellsA(example.id)} />
+                  {refB !== "" ? <ResultCell label={targetTitle(targetFrom(refB))} cell={cellsB(example.id)} /> : null}
                 </div>
               </article>
             </li>
@@ -252,7 +274,7 @@ function ResultCell({ label, cell }: { label: string; cell: Cell }) {
   return (
     <div className="result-cell">
       <p className="result-cell-head">
-        <span className="result-ref">{/^[0-9a-f]{7,64}$/.test(label) ? shortHash(label) : label}</span>
+        <span className="result-ref">{label}</span>
         {cell.kind === "result" ? (
           <span className="subtle small">
             {cell.kept ? "kept, ran " : "ran "}

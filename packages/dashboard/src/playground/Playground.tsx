@@ -364,6 +364,8 @@ function Bench({
         connectionId={connection?.id ?? ""}
         overrides={overrides}
         guard={guard}
+        draft={draft}
+        draftProblem={draftProblem}
         onLoad={(example) => {
           setVariables(example.variables);
           setMessages(example.messages.length > 0 ? example.messages : [{ role: "user", content: "" }]);

@@ -4,7 +4,7 @@ import { isApiError, postStream } from "../api/client";
 import { exampleKeys, promptBase } from "../api/example-queries";
 import { keys } from "../api/queries";
 import { sessionEnded } from "../api/query-client";
-import type { ExampleResult, ModelSettings, RunError } from "./run-types";
+import type { DraftContent, ExampleResult, ModelSettings, RunError } from "./run-types";
 import { readEvents } from "./sse";
 
 export interface RunAllState {
@@ -25,6 +25,8 @@ export const cellKey = (exampleId: string, version: string) => `${exampleId} ${v
 export interface RunAllBody {
   connection: string;
   versions: string[];
+  /** The editor's unsaved draft, run as the first side. */
+  draft?: DraftContent;
   model?: ModelSettings;
   guard?: boolean;
   fresh?: boolean;

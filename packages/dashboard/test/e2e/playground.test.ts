@@ -431,6 +431,40 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: the playground",
     expect(listed.body.data.examples.map((e: { name: string }) => e.name)).toEqual(["Where is my order"]);
   });
 
+  it("runs all on the unsaved draft beside production; saving the draft shows its results at once", async () => {
+    const rules = page.getByLabel("Content of section 2");
+    await rules.click();
+    await page.keyboard.press("ControlOrMeta+End");
+    await page.keyboard.type(" Always.");
+    await poll(() => rules.textContent()).toBe("Be brief. Be kind. Always.");
+    // The page was loaded afresh: the run's model is named again, as the kept production result was run.
+    await prompt().locator("summary").click();
+    await prompt().getByLabel("Model", { exact: true }).fill(MODEL);
+    const examples = page.getByRole("region", { name: "Saved examples" });
+    const example = examples.getByRole("article", { name: "Where is my order" });
+    await examples.getByLabel("Version", { exact: true }).selectOption("draft");
+    const before = standIn.requests.length;
+    await examples.getByRole("button", { name: "Run all 1 example" }).click();
+    await poll(() => examples.getByRole("status").textContent()).toBe("Ran 1, shown from before 1.");
+    expect(standIn.requests.length - before).toBe(1);
+    expect(standIn.requests.at(-1)?.body.messages[0].content).toContain("Be brief. Be kind. Always.");
+    const cells = example.locator(".result-cell");
+    expect(await cells.locator(".result-ref").allTextContents()).toEqual(["This draft", "production"]);
+    expect(await cells.locator(".run-text").allTextContents()).toEqual([PIECES.join(""), PIECES.join("")]);
+    await expectAccessible(page, "playground-examples-draft");
+    await screenshot(page, "playground-07c-examples-draft");
+
+    // Saved, the draft is the latest version under the hash it ran as: its result is kept, not run again.
+    const ranAs = (await cells.locator(".result-cell-head .subtle").first().textContent())?.slice(-7);
+    await page.getByRole("button", { name: "Save version", exact: true }).click();
+    await poll(() => page.getByText(`Saved version ${ranAs}.`, { exact: true }).count()).toBe(1);
+    const kept = await rest(server, "GET", "/api/v2/prompts/support-bot/examples/results?version=latest");
+    expect(kept.body.data.results.map((r: { version: string }) => r.version.slice(0, 7))).toEqual([ranAs]);
+    await examples.getByRole("button", { name: "Run all 1 example" }).click();
+    await poll(() => examples.getByRole("status").textContent()).toBe("Ran 0, shown from before 2.");
+    expect(standIn.requests.length - before).toBe(1);
+  });
+
   it("the provider key never reached the browser: not the page, not an answer, not its storage", async () => {
     expect(bodies.length).toBeGreaterThan(10);
     expect(bodies.filter((b) => b.includes(PROVIDER_KEY))).toEqual([]);

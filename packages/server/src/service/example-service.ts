@@ -228,7 +228,8 @@ export class ExampleService {
   }
 
   /**
-   * Runs examples against one or two versions (docs/playground.md, "Run all"): per example, the versions
+   * Runs examples against one or two versions, or an unsaved draft and a version (docs/playground.md, "Run
+   * all"): per example, the versions
    * side by side; a result kept for the same (version, example, settings) is answered at once instead.
    * Every check is made before the first event.
    */
@@ -236,8 +237,13 @@ export class ExampleService {
     requireAccess(caller, "write", "running examples");
     const guard = body.guard ?? true;
     const targets: { ref: string; target: RunTarget; settings: RunSettings; hash: string }[] = [];
-    for (const ref of body.versions) {
-      const target = await this.runs.target(caller, promptId, { version: ref }, guard);
+    // The draft, when there is one, is the first side; it is answered under the hash it would save as.
+    const sides = [
+      ...(body.draft === undefined ? [] : [{ ref: "draft", what: { draft: body.draft } }]),
+      ...body.versions.map((ref) => ({ ref, what: { version: ref } })),
+    ];
+    for (const { ref, what } of sides) {
+      const target = await this.runs.target(caller, promptId, what, guard);
       const { settings, hash } = this.runs.settingsFor(target, body.connection, guard, body.model);
       targets.push({ ref, target, settings, hash });
     }

@@ -134,6 +134,43 @@ describe.each(DATABASES)("saved examples ($name)", (database) => {
     expect(fresh.at(-1)?.data).toEqual({ ran: 1, kept: 0, failed: 0 });
   });
 
+  it("run all on an unsaved draft beside production: kept under the hash it saves as, so a save shows them at once", async () => {
+    standIn.on("m", { kind: "stream", pieces: ["drafted"] });
+    const connection = await standInConnection(t, standIn);
+    const prompt = await toolPrompt(t);
+    const a = await newExample(prompt.id, "A", "Ada");
+    const draft = { sections: [{ title: "Role", content: "You help {{ customer }}, briefly." }] };
+    const body = { connection, draft, versions: ["production"], model: { name: "m" } };
+    const first = await runAll(prompt.id, body);
+    expect(first.map((e) => e.event)).toEqual(["start", "result", "result", "done"]);
+    const draftHash = first[0]?.data.versions[0].version as string;
+    expect(first[0]?.data.versions).toEqual([
+      { ref: "draft", version: draftHash },
+      { ref: "production", version: prompt.version },
+    ]);
+    // The draft's text went to the model, filled with the example's values.
+    expect(standIn.requests).toHaveLength(2);
+    const fromDraft = standIn.requests.filter((r) =>
+      r.body.messages[0].content.startsWith("<Role>\nYou help Ada, briefly.\n</Role>"),
+    );
+    expect(fromDraft).toHaveLength(1);
+    // Saving the draft gives that hash, and its results are there without running again.
+    const saved = await t.request("PUT", `/api/v2/prompts/${prompt.id}`, { body: draft });
+    expect(saved.body.data.version).toBe(draftHash);
+    const kept = await t.request("GET", `${examplesUrl(prompt.id)}/results?version=latest`);
+    expect(kept.body.data.results.map((r: any) => [r.example_id, r.version, r.answer.content])).toEqual([
+      [a.id, draftHash, "drafted"],
+    ]);
+    // A draft is a side: with two versions besides it, three sides are refused, naming the field.
+    const three = await t.request("POST", `${examplesUrl(prompt.id)}/run`, {
+      body: { ...body, versions: ["production", "latest"] },
+    });
+    expect(three.status).toBe(400);
+    expect(three.body.error).toBe("versions: with a draft, must name at most one version");
+    const none = await t.request("POST", `${examplesUrl(prompt.id)}/run`, { body: { connection, versions: [] } });
+    expect(none.body.error).toBe("versions: must name one or two versions");
+  });
+
   it("a provider failure fails its cells only, keeping nothing of them", async () => {
     standIn.on("m", { kind: "error", status: 429 });
     const connection = await standInConnection(t, standIn);
