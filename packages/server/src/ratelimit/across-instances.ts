@@ -1,4 +1,3 @@
-import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis } from "rate-limiter-flexible";
 import type { Store } from "../store/index.js";
 import { FlexibleRateLimiter, type LimiterFactory, memoryRateLimiter } from "./flexible.js";
@@ -26,6 +25,8 @@ export async function createRateLimiter(options: {
   databaseUrl?: string | undefined;
 }): Promise<RateLimiter> {
   if (options.redisUrl) {
+    // Loaded only here: most deployments have no Redis, and loading ioredis costs every start about 0.1 s.
+    const { Redis } = await import("ioredis");
     const redis = new Redis(options.redisUrl, {
       lazyConnect: true,
       enableOfflineQueue: false,
