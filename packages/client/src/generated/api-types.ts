@@ -3119,6 +3119,79 @@ export interface operations {
         "application/json": {
           connection: string;
           versions: string[];
+          draft?: {
+            /** @description Content form 1: the ordered sections, 1 to 100; the full content of the version */
+            sections?: {
+              /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
+              title: string;
+              /** @description The section's text; {{ name }} marks a variable the caller fills in. At most the server's PROMPTSTORE_MAX_SECTION_CHARS characters (1 000 000 unless configured). */
+              content: string;
+              /** @description Disabled sections are stored and hashed but never assembled. Default true. */
+              enabled?: boolean;
+            }[];
+            /** @description Content form 2: every level-1 heading (# Title) starts a section. At most as many characters as the server's PROMPTSTORE_MAX_BODY_BYTES (4 194 304 unless configured). */
+            markdown?: string;
+            /** @description Function-calling tools in the chat-completions format; absent means none */
+            tools?: {
+              /**
+               * @description Always "function"
+               * @constant
+               */
+              type: "function";
+              /** @description The function the model may call */
+              function: {
+                /** @description The function's name, unique among the prompt's tools */
+                name: string;
+                /** @description What the function does, for the model */
+                description?: string;
+                /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+                parameters: {
+                  /** @constant */
+                  type: "object";
+                  properties?: {
+                    [key: string]: unknown;
+                  };
+                  required?: string[];
+                } & {
+                  [key: string]: unknown;
+                };
+              };
+            }[];
+            model?: {
+              /** @description The model */
+              name?: string;
+              temperature?: number;
+              top_p?: number;
+              max_output_tokens?: number;
+              stop?: string[];
+              /** @description text, json_object, or json_schema with { name, schema, strict? } */
+              response_format?:
+                | {
+                    /** @constant */
+                    type: "text";
+                  }
+                | {
+                    /** @constant */
+                    type: "json_object";
+                  }
+                | {
+                    /** @constant */
+                    type: "json_schema";
+                    json_schema: {
+                      name: string;
+                      /** @description The JSON Schema the answer must follow */
+                      schema: {
+                        [key: string]: unknown;
+                      };
+                      strict?: boolean;
+                    };
+                  };
+              /** @description Provider-specific parameters, sent as they are */
+              extra?: {
+                [key: string]: unknown;
+              };
+            };
+          };
           model?: {
             /** @description The model */
             name?: string;
