@@ -88,7 +88,11 @@ describe.skipIf(!POSTGRES_BIN)("faults: PostgreSQL goes away (postgres)", () => 
     const ids = replayed.map((e) => Number(e.id));
     // One event per version saved since, and the new version of `stable` with its publish.
     expect(ids.length).toBe(versions - 1 + 2);
-    expect(ids).toEqual(ids.map((_, i) => Number(outage.lastEventIdBefore) + 1 + i));
+    // In order, all after the client's last: ids may have gaps (docs/events.md), as a save whose commit the
+    // outage cut takes an id from PostgreSQL's sequence and records no event.
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids[0]).toBeGreaterThan(Number(outage.lastEventIdBefore));
     expect(ready.id).toBe(String(ids[ids.length - 1]));
     for (const server of outage.servers) {
       expect(logLines(server, DOWN)).toBe(1);
