@@ -1,5 +1,5 @@
 // npm run bench (server part): what the playground adds to a model's time to first token, and whether it
-// streams without buffering. A model stand-in (bench/lib/model-stand-in.js, the OpenAI streaming format)
+// streams without buffering. The tests' OpenAI stand-in (test/support/openai-stand-in.js)
 // runs in this process; the server is the real binary on SQLite. Writes its section of bench/results.md
 // (between the playground markers), leaving the other rows alone.
 import { execFile } from "node:child_process";
@@ -8,7 +8,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { startModelStandIn } from "./lib/model-stand-in.js";
+import { startStandIn } from "../test/support/openai-stand-in.js";
 import { startServer } from "./lib/processes.js";
 import { seed } from "./lib/seed.js";
 
@@ -82,7 +82,15 @@ const env = {
   PROMPTSTORE_MODEL_ALLOW_PRIVATE: "true",
   PROMPTSTORE_MODEL_TIMEOUT_SECONDS: "30",
 };
-const model = await startModelStandIn({ firstTokenMs: FIRST_TOKEN_MS, pieces: PIECES, gapMs: PIECE_GAP_MS });
+// The tests' stand-in (test/support/openai-stand-in.js), the only one: first piece after FIRST_TOKEN_MS, then
+// the rest PIECE_GAP_MS apart.
+const model = await startStandIn();
+model.on("bench", {
+  kind: "stream",
+  pieces: Array.from({ length: PIECES }, (_, i) => `t${i} `),
+  firstDelayMs: FIRST_TOKEN_MS,
+  delayMs: PIECE_GAP_MS,
+});
 let server;
 try {
   const seeded = await seed(databaseUrl);
@@ -138,7 +146,7 @@ try {
     "## Playground",
     "",
     `Written by \`npm run bench\` (packages/server/bench/playground.js) on ${new Date().toISOString()}. The real`,
-    "binary on SQLite runs a prompt against a model stand-in in the bench process that streams the OpenAI",
+    "binary on SQLite runs a prompt against the tests' OpenAI stand-in (test/support/openai-stand-in.js), in the bench process, streaming the OpenAI",
     `format: first piece after ${FIRST_TOKEN_MS} ms, then ${PIECES} pieces ${PIECE_GAP_MS} ms apart. ${RUNS} runs straight to the`,
     "stand-in and through `POST /api/v2/prompts/:id/run`, alternated; time to first token is from sending the",
     "request to the first piece of content reaching the client. A piece's lag is from the stand-in writing it to",

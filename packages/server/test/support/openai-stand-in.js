@@ -1,5 +1,5 @@
 /**
- * The one stand-in of the playground's tests: a real HTTP server speaking OpenAI's chat-completions protocol
+ * The one stand-in of the playground's tests and its bench (packages/server/bench/playground.js): a real HTTP server speaking OpenAI's chat-completions protocol
  * (POST /chat/completions), so everything of ours (connections, the outbound call, the SSE relay) runs for
  * real. Where each behaviour comes from:
  *
@@ -41,51 +41,11 @@
  * a script of pieces with delays, a broken stream (the socket destroyed midway, no [DONE]), a hang (headers
  * never sent, for timeouts), an error status; and it counts open connections and remembers every request.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-
-export interface StandInRequest {
-  headers: IncomingMessage["headers"];
-  body: Record<string, any>;
-}
-
-/** What the stand-in answers for one model name. */
-export type Behaviour =
-  | {
-      kind: "stream";
-      /** Text pieces, each sent as one chunk (after `delayMs`). */
-      pieces?: string[];
-      /** Tool calls, each sent as a first piece (id, name) and its arguments in `argumentPieces`. */
-      toolCalls?: { id: string; name: string; argumentPieces: string[] }[];
-      delayMs?: number;
-      /** Destroys the socket after this many chunks: no [DONE], no usage. */
-      breakAfter?: number;
-      /** Sends this line instead of a chunk after the pieces (a provider that sends garbage). */
-      garbage?: string;
-      usage?: { prompt_tokens: number; completion_tokens: number };
-    }
-  | { kind: "hang" }
-  | { kind: "error"; status: 401 | 404 | 429 | 500 | 400; message?: string };
-
-export interface StandIn {
-  url: string;
-  /** The base URL a connection is given: `<url>/v1`. */
-  baseUrl: string;
-  requests: StandInRequest[];
-  /** Sockets open now. */
-  openConnections(): number;
-  /** Resolves once no socket is open (or rejects after `timeoutMs`). */
-  waitForNoConnections(timeoutMs?: number): Promise<void>;
-  /** The behaviour for a model name; unknown models get a 404 as OpenAI answers one. */
-  on(model: string, behaviour: Behaviour): void;
-  /** The key the stand-in accepts; any other is a 401. */
-  readonly apiKey: string;
-  close(): Promise<void>;
-}
+import { createServer } from "node:http";
 
 const CREATED = 1_764_000_000;
 
-function errorBody(status: number, model: string, message?: string) {
+function errorBody(status, model, message) {
   switch (status) {
     case 401:
       return {
@@ -124,20 +84,22 @@ function errorBody(status: number, model: string, message?: string) {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-export async function startStandIn(apiKey = "sk-test-stand-in-0123456789"): Promise<StandIn> {
-  const behaviours = new Map<string, Behaviour>();
-  const requests: StandInRequest[] = [];
-  const sockets = new Set<Socket>();
+/** @type {typeof import("./openai-stand-in.d.ts").startStandIn} */
+export async function startStandIn(apiKey = "sk-test-stand-in-0123456789") {
+  const behaviours = new Map();
+  const requests = [];
+  const sent = [];
+  const sockets = new Set();
 
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, any>;
+  const handle = async (request, response) => {
+    const chunks = [];
+    for await (const chunk of request) chunks.push(chunk);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
     requests.push({ headers: request.headers, body });
     const model = String(body.model ?? "");
-    const sendError = (status: number, message?: string) => {
+    const sendError = (status, message) => {
       response.writeHead(status, { "content-type": "application/json" });
       response.end(JSON.stringify({ error: errorBody(status, model, message) }));
     };
@@ -150,7 +112,7 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789"): Prom
 
     const id = `chatcmpl-standin${requests.length}`;
     const includeUsage = body.stream_options?.include_usage === true;
-    const chunk = (choices: unknown[], usage?: unknown) =>
+    const chunk = (choices, usage) =>
       // [chunk]; [usage]: with include_usage, every chunk carries `usage: null` but the last.
       `data: ${JSON.stringify({
         id,
@@ -161,7 +123,7 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789"): Prom
         choices,
         ...(includeUsage ? { usage: usage ?? null } : {}),
       })}\n\n`;
-    const choice = (delta: unknown, finish: string | null = null) => ({
+    const choice = (delta, finish = null) => ({
       index: 0,
       delta,
       logprobs: null,
@@ -190,8 +152,13 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789"): Prom
       return;
     }
     response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
-    const frames: string[] = [chunk([choice({ role: "assistant", content: "", refusal: null })])];
-    for (const piece of behaviour.pieces ?? []) frames.push(chunk([choice({ content: piece })]));
+    const frames = [chunk([choice({ role: "assistant", content: "", refusal: null })])];
+    // Which frames carry a content piece: their writing time goes to `sent`.
+    const contentFrames = new Set();
+    for (const piece of behaviour.pieces ?? []) {
+      contentFrames.add(frames.length);
+      frames.push(chunk([choice({ content: piece })]));
+    }
     (behaviour.toolCalls ?? []).forEach((call, index) => {
       // [tools]
       frames.push(
@@ -219,26 +186,29 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789"): Prom
         request.socket.destroy();
         return;
       }
-      if (behaviour.delayMs && i > 0) await sleep(behaviour.delayMs);
+      const delay = i === 1 && behaviour.firstDelayMs !== undefined ? behaviour.firstDelayMs : behaviour.delayMs;
+      if (delay && i > 0) await sleep(delay);
       if (response.destroyed) return;
+      if (contentFrames.has(i)) sent.push(performance.now());
       response.write(frames[i]);
     }
     response.end();
   };
 
-  const server: Server = createServer((request, response) => {
+  const server = createServer((request, response) => {
     handle(request, response).catch(() => response.destroy());
   });
-  server.on("connection", (socket: Socket) => {
+  server.on("connection", (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${server.address().port}`;
   return {
     url,
     baseUrl: `${url}/v1`,
     requests,
+    sent,
     apiKey,
     openConnections: () => sockets.size,
     async waitForNoConnections(timeoutMs = 3000) {
@@ -253,7 +223,7 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789"): Prom
     },
     async close() {
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise((resolve) => server.close(() => resolve()));
     },
   };
 }

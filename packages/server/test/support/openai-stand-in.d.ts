@@ -1,0 +1,48 @@
+/** Types of openai-stand-in.js (plain JavaScript, so that the bench, run by Node without a build, uses it too). */
+import type { IncomingMessage } from "node:http";
+
+export interface StandInRequest {
+  headers: IncomingMessage["headers"];
+  body: Record<string, any>;
+}
+
+/** What the stand-in answers for one model name. */
+export type Behaviour =
+  | {
+      kind: "stream";
+      /** Text pieces, each sent as one chunk (after `delayMs`). */
+      pieces?: string[];
+      /** Tool calls, each sent as a first piece (id, name) and its arguments in `argumentPieces`. */
+      toolCalls?: { id: string; name: string; argumentPieces: string[] }[];
+      /** Before each chunk after the first (the role chunk). */
+      delayMs?: number;
+      /** Before the first piece instead of `delayMs`: the model's time to first token. */
+      firstDelayMs?: number;
+      /** Destroys the socket after this many chunks: no [DONE], no usage. */
+      breakAfter?: number;
+      /** Sends this line instead of a chunk after the pieces (a provider that sends garbage). */
+      garbage?: string;
+      usage?: { prompt_tokens: number; completion_tokens: number };
+    }
+  | { kind: "hang" }
+  | { kind: "error"; status: 401 | 404 | 429 | 500 | 400; message?: string };
+
+export interface StandIn {
+  url: string;
+  /** The base URL a connection is given: `<url>/v1`. */
+  baseUrl: string;
+  requests: StandInRequest[];
+  /** When each content piece was written (performance.now() of this process), in order. */
+  sent: number[];
+  /** Sockets open now. */
+  openConnections(): number;
+  /** Resolves once no socket is open (or rejects after `timeoutMs`). */
+  waitForNoConnections(timeoutMs?: number): Promise<void>;
+  /** The behaviour for a model name; unknown models get a 404 as OpenAI answers one. */
+  on(model: string, behaviour: Behaviour): void;
+  /** The key the stand-in accepts; any other is a 401. */
+  readonly apiKey: string;
+  close(): Promise<void>;
+}
+
+export function startStandIn(apiKey?: string): Promise<StandIn>;
