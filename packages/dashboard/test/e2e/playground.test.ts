@@ -1,7 +1,7 @@
 /**
  * The playground end to end (issue 21), in Chromium against the real binary and the one stand-in of the
  * playground's tests, a real HTTP server speaking OpenAI's chat-completions protocol
- * (packages/server/test/support/openai-stand-in.ts): the owner adds a model connection; the editor's unsaved
+ * (packages/server/test/support/openai-stand-in.js): the owner adds a model connection; the editor's unsaved
  * draft runs next to production on the same variables and chat, streaming; provider failures read as
  * messages next to the run; a run is stopped; a run is saved as an example, all examples run on two versions,
  * and the kept results are still there after a reload. The provider key is never in the browser: not in
