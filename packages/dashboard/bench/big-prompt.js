@@ -47,8 +47,8 @@ async function load(browser, url, cookie, ready, arg, shared) {
     throw new Error(`${url} never became ready (screenshot: ${shot}): ${error.message}`);
   }
   const ms = await page.evaluate(() => performance.now());
-  // A shared context outlives the page: closing "the context" then closes only the page.
-  return { page, context: shared ? page : context, ms };
+  // A shared context outlives the page: done, only the page is closed.
+  return { page, close: () => (shared ? page.close() : context.close()), ms };
 }
 
 /** True once the editor of section 2 (the big one) shows its text. */
@@ -64,12 +64,12 @@ async function measure(browser, cookie, base, v1, v2, previewLength, name, warm 
   if (warm) {
     shared = await signedIn(browser, base, cookie);
     const first = await load(browser, base, cookie, editorReady, undefined, shared);
-    await first.context.close();
+    await first.close();
   }
   const opens = [];
   const keys = [];
   for (let run = 0; run < RUNS; run++) {
-    const { page, context, ms } = await load(browser, base, cookie, editorReady, undefined, shared);
+    const { page, close, ms } = await load(browser, base, cookie, editorReady, undefined, shared);
     opens.push(ms);
     if (run === 0 && !warm) {
       const content = page.getByRole("textbox", { name: "Content of section 2" });
@@ -84,12 +84,12 @@ async function measure(browser, cookie, base, v1, v2, previewLength, name, warm 
       }
       await page.screenshot({ path: join(tmpdir(), `promptstore-bench-${name}-editor.png`) });
     }
-    await context.close();
+    await close();
   }
   const diffs = [];
   let marked = 0;
   for (let run = 0; run < RUNS; run++) {
-    const { page, context, ms } = await load(
+    const { page, close, ms } = await load(
       browser,
       `${base}/history?from=${v1}&to=${v2}`,
       cookie,
@@ -100,11 +100,11 @@ async function measure(browser, cookie, base, v1, v2, previewLength, name, warm 
     diffs.push(ms);
     marked = await page.locator(".diff-item.diff-changed ins, .diff-item.diff-changed del").count();
     if (run === 0 && !warm) await page.screenshot({ path: join(tmpdir(), `promptstore-bench-${name}-diff.png`) });
-    await context.close();
+    await close();
   }
   const previews = [];
   for (let run = 0; run < RUNS; run++) {
-    const { page, context, ms } = await load(
+    const { page, close, ms } = await load(
       browser,
       `${base}/preview`,
       cookie,
@@ -116,7 +116,7 @@ async function measure(browser, cookie, base, v1, v2, previewLength, name, warm 
     if (run === 0 && !warm) {
       await page.screenshot({ path: join(tmpdir(), `promptstore-bench-${name}-preview.png`) });
     }
-    await context.close();
+    await close();
   }
   await shared?.close();
   return { opens, keys, diffs, previews, marked };

@@ -11,26 +11,27 @@ export function seesAuthors(caller: Pick<Caller, "access" | "role">): boolean {
   return caller.role !== undefined || caller.access !== "read";
 }
 
+/** `user:<e-mail>` as "a person"; a key prefix names no one and stays. */
+function withoutEmail<T extends string | null>(actor: T): T {
+  return (actor?.startsWith("user:") ? "user" : actor) as T;
+}
+
 export function authorShownTo<T extends string | null>(caller: Pick<Caller, "access" | "role">, actor: T): T {
-  if (actor === null || seesAuthors(caller)) return actor;
-  return (actor.startsWith("user:") ? "user" : actor) as T;
+  return seesAuthors(caller) ? actor : withoutEmail(actor);
+}
+
+type ReleaseActors = { requested_by: string; decided_by: string | null };
+
+function releaseWithoutAuthors<R extends ReleaseActors>(release: R): R {
+  return { ...release, requested_by: withoutEmail(release.requested_by), decided_by: withoutEmail(release.decided_by) };
 }
 
 /** The release's requester and decider as the caller may see them. */
-export function releaseShownTo<R extends { requested_by: string; decided_by: string | null }>(
-  caller: Pick<Caller, "access" | "role">,
-  release: R,
-): R {
-  if (seesAuthors(caller)) return release;
-  return {
-    ...release,
-    requested_by: authorShownTo(caller, release.requested_by),
-    decided_by: authorShownTo(caller, release.decided_by),
-  };
+export function releaseShownTo<R extends ReleaseActors>(caller: Pick<Caller, "access" | "role">, release: R): R {
+  return seesAuthors(caller) ? release : releaseWithoutAuthors(release);
 }
 
 /** An event as a stream of a caller that does not see authors is sent it: only release events name anyone. */
 export function eventWithoutAuthors(event: PromptEvent): PromptEvent {
-  if (event.release === undefined) return event;
-  return { ...event, release: releaseShownTo({ access: "read" }, event.release) };
+  return event.release === undefined ? event : { ...event, release: releaseWithoutAuthors(event.release) };
 }

@@ -85,7 +85,7 @@ export function Webhooks({ projectId, projectName }: { projectId: string; projec
                   <TimeAgo iso={hook.created_at} />
                 </td>
                 <td className="cell-actions">
-                  <span className="webhook-actions">
+                  <span className="row-actions">
                     <button
                       type="button"
                       className="button button-small"
