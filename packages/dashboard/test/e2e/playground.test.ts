@@ -548,6 +548,22 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: the playground",
     await screenshot(page, "playground-11-examples-empty");
   });
 
+  it("the owner removes a connection's stored key (a local server needs none): the edit sends an empty key", async () => {
+    await page.goto(`${projectPath}/settings`);
+    const card = page.getByRole("region", { name: "Model connections" });
+    const row = card.getByRole("row").filter({ hasText: "Stand-in" });
+    await row.getByRole("button", { name: "Edit Stand-in" }).click();
+    const edit = page.getByRole("dialog", { name: "Edit Stand-in" });
+    await edit.getByLabel("Remove the stored key", { exact: false }).check();
+    expect(await edit.getByLabel("New API key").isDisabled()).toBe(true);
+    const sent = page.waitForRequest((r) => r.method() === "PATCH" && r.url().includes("/connections/"));
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    expect((await sent).postDataJSON()).toEqual({ api_key: "" });
+    await poll(() => edit.count()).toBe(0);
+    await poll(() => row.getByText("none", { exact: true }).count()).toBe(1);
+    expect(await row.getByText("stored, hidden").count()).toBe(0);
+  });
+
   it("the browser reported no errors and no Content-Security-Policy refusals", () => {
     // The two 400s are answers the screens showed: the connection refused for its base URL (next to the
     // field), and the run all without a model (next to its button).
