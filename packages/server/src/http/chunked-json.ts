@@ -1,5 +1,4 @@
 import { Readable } from "node:stream";
-import { setImmediate as nextTurn } from "node:timers/promises";
 import type { FastifyReply } from "fastify";
 import type { ListPage } from "../service/prompt-pages.js";
 import { ok } from "./envelope.js";
@@ -43,8 +42,9 @@ export function envelopeAround(data: Record<string, unknown>): [head: string, ta
  * the array of every item, when `head` ends with `[` and `tail` closes it. The first page is read before
  * anything is sent, so a fault there is the usual error answer; when it is the only page, the answer goes
  * out whole, exactly as before (with its Content-Length). Otherwise each page is one chunk, the next read
- * only once the client has taken the last (back-pressure: a slow reader holds one page, not the list), with
- * a turn of the event loop between pages, so the reads of other clients go on while the list streams.
+ * only once the client has taken the last (back-pressure: a slow reader holds one page, not the list). The
+ * pages take turns of the event loop (service/loop-turns.ts), so the reads of other clients go on while
+ * lists stream.
  *
  * A fault after the first chunk cannot change the status: the connection is closed, and the client sees a
  * truncated body, never a complete-looking one.
@@ -69,7 +69,6 @@ export async function sendPagesAsJson<T>(
       size?.add(Buffer.byteLength(opening));
       yield opening;
       for (;;) {
-        await nextTurn();
         const next = await pages.next();
         if (next.done) break;
         const { items, last } = next.value;

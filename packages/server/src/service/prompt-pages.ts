@@ -4,6 +4,7 @@ import { extractVariables } from "@promptstore/core/variables";
 import type { PromptListItem } from "@promptstore/core/views";
 import type { PromptRow } from "../store/prompt-rows.js";
 import type { ProjectStore } from "../store/prompts.js";
+import { takeTurn } from "./loop-turns.js";
 
 /** One page of an unpaged list as the store reads it for a streamed answer; `last` when none follows. */
 export interface ListPage<T> {
@@ -16,8 +17,8 @@ export interface ListPage<T> {
  * of the event loop on either database (bench/results.md, "Heavy work"); the dashboard's pages also read
  * each prompt's served content, so they are smaller.
  */
-export const LIST_PAGE_SIZE = 500;
-export const DASHBOARD_PAGE_SIZE = 200;
+export const LIST_PAGE_SIZE = 200;
+export const DASHBOARD_PAGE_SIZE = 100;
 
 /**
  * Every prompt of the project, oldest first, page by page (keyset on `created_at, id`, as a client's paged
@@ -30,6 +31,7 @@ export async function* listPages(
 ): AsyncGenerator<ListPage<PromptListItem>> {
   let after: { created_at: string; id: string } | undefined;
   for (;;) {
+    await takeTurn();
     const rows = await store.listPrompts({ after, limit: pageSize + 1 });
     const page = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
     const last = rows.length <= pageSize;
@@ -46,31 +48,44 @@ export async function* dashboardPages(
   pageSize = DASHBOARD_PAGE_SIZE,
 ): AsyncGenerator<ListPage<DashboardPromptItem>> {
   for await (const { items, last } of listPages(store, pageSize)) {
-    const ids = items.map((p) => p.id);
-    const [contents, times] = await Promise.all([store.servedEnabledContents(ids), store.pointerTimes(ids)]);
-    yield { items: withVariables(items, contents, times), last };
+    yield { items: await withVariables(store, items), last };
   }
 }
 
-/** List items with the dashboard's additions, from the served contents and pointer times of their prompts. */
-export function withVariables(
+/**
+ * List items with the dashboard's additions: the served version's variables as stored at save (its contents
+ * read only for a version saved before documents were), and the pointers' ages. Of `items` when given,
+ * else of every prompt of the project (`items` then being the whole list).
+ */
+export async function withVariables(
+  store: ProjectStore,
   items: PromptListItem[],
-  contents: { prompt_id: string; content: string }[],
-  times: { id: string; production_saved_at: string | null; latest_saved_at: string }[],
-): DashboardPromptItem[] {
-  const savedAt = new Map(times.map((t) => [t.id, t]));
+  whole = false,
+): Promise<DashboardPromptItem[]> {
+  if (items.length === 0) return [];
+  const summaries = await store.listSummaries(whole ? undefined : items.map((p) => p.id));
+  const byId = new Map(summaries.map((s) => [s.id, s]));
+  const undocumented = summaries.filter((s) => s.variables_json === null).map((s) => s.id);
+  const contents = undocumented.length > 0 ? await store.servedEnabledContents(undocumented) : [];
   const sections = new Map<string, Section[]>();
   for (const row of contents) {
     const list = sections.get(row.prompt_id) ?? [];
     list.push({ title: "", content: row.content, enabled: true });
     sections.set(row.prompt_id, list);
   }
-  return items.map((p) => ({
-    ...p,
-    variables: extractVariables(sections.get(p.id) ?? []),
-    production_saved_at: savedAt.get(p.id)?.production_saved_at ?? null,
-    latest_saved_at: savedAt.get(p.id)?.latest_saved_at ?? p.updated_at,
-  }));
+  return items.map((p) => {
+    const summary = byId.get(p.id);
+    const stored = summary?.variables_json;
+    return {
+      ...p,
+      variables:
+        stored === null || stored === undefined
+          ? extractVariables(sections.get(p.id) ?? [])
+          : (JSON.parse(stored) as string[]),
+      production_saved_at: summary?.production_saved_at ?? null,
+      latest_saved_at: summary?.latest_saved_at ?? p.updated_at,
+    };
+  });
 }
 
 /** Rows with every label of each (production first when set, then the others by name). */

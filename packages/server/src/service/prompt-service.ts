@@ -152,15 +152,10 @@ export class PromptService {
     return listPages(this.projectStore(caller));
   }
 
-  /** Every prompt with the variables of the version it serves (production, else latest): two queries. */
+  /** Every prompt with the variables of the version it serves (production, else latest), in one piece. */
   async listWithVariables(caller: Caller): Promise<DashboardPromptItem[]> {
     const store = this.projectStore(caller);
-    const [prompts, contents, times] = await Promise.all([
-      store.listPrompts({}),
-      store.servedEnabledContents(),
-      store.pointerTimes(),
-    ]);
-    return withVariables(await withLabels(store, prompts), contents, times);
+    return withVariables(store, await withLabels(store, await store.listPrompts({})), true);
   }
 
   /** `listWithVariables` page by page, for the dashboard's streamed answer. */

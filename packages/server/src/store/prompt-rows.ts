@@ -7,6 +7,15 @@ import type { PromptsTable } from "./schema.js";
 
 export type PromptRow = Omit<PromptsTable, "project_id">;
 
+/** A prompt's pointer ages and served variables, for the dashboard's list (ProjectStore.listSummaries). */
+export interface PromptListSummary {
+  id: string;
+  production_saved_at: string | null;
+  latest_saved_at: string;
+  /** The served version's variables as JSON; null for a version saved before documents were. */
+  variables_json: string | null;
+}
+
 export interface VersionRow {
   hash: string;
   message: string | null;

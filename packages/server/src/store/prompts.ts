@@ -13,6 +13,7 @@ import {
   type NewVersion,
   PROMPT_COLUMNS,
   type PromptAndVersion,
+  type PromptListSummary,
   type PromptRow,
   promptOf,
   READ_COLUMNS,
@@ -116,12 +117,12 @@ export class ProjectStore {
   }
 
   /**
-   * When the versions each prompt's pointers are on were saved: the ages the dashboard's list shows. Of the
-   * prompts named, when `promptIds` is given (one page of the list), else of every prompt.
+   * What the dashboard's list shows of each prompt besides its row: when the versions its pointers are on were
+   * saved, and the variables of the version it serves (production, else latest) as stored at save; null for
+   * a version saved before documents were (migration 004), whose contents `servedEnabledContents` gives. Of
+   * the prompts named, when `promptIds` is given (one page of the list), else of every prompt.
    */
-  async pointerTimes(
-    promptIds?: readonly string[],
-  ): Promise<{ id: string; production_saved_at: string | null; latest_saved_at: string }[]> {
+  async listSummaries(promptIds?: readonly string[]): Promise<PromptListSummary[]> {
     if (promptIds?.length === 0) return [];
     let query = this.db
       .selectFrom("prompts as p")
@@ -137,7 +138,18 @@ export class ProjectStore {
           .onRef("pv.prompt_id", "=", "p.id")
           .onRef("pv.hash", "=", "p.production_version"),
       )
-      .select(["p.id", "pv.created_at as production_saved_at", "lv.created_at as latest_saved_at"])
+      .select((eb) => [
+        "p.id",
+        "pv.created_at as production_saved_at",
+        "lv.created_at as latest_saved_at",
+        eb
+          .case()
+          .when("p.production_version", "is", null)
+          .then(eb.ref("lv.variables_json"))
+          .else(eb.ref("pv.variables_json"))
+          .end()
+          .as("variables_json"),
+      ])
       .where("p.project_id", "=", this.projectId);
     if (promptIds) query = query.where("p.id", "in", promptIds);
     return query.execute();

@@ -62,19 +62,24 @@ describe.each(DATABASES)("version documents ($name)", (database) => {
     return seen;
   }
 
+  const scopeCaller = () => ({
+    projectId: project.projectId,
+    projectName: "",
+    orgId: project.orgId,
+    plan: "unlimited" as const,
+    actor: "test",
+    access: "publish" as const,
+  });
   const scopeRead = (id: string, version: string, guard: boolean) =>
-    t.app.prompts.read(
-      {
-        projectId: project.projectId,
-        projectName: "",
-        orgId: project.orgId,
-        plan: "unlimited",
-        actor: "test",
-        access: "publish",
-      },
-      id,
-      { version, guard },
-    );
+    t.app.prompts.read(scopeCaller(), id, { version, guard });
+
+  /** The dashboard's list of the project, in one piece and page by page. */
+  async function dashboardLists() {
+    const caller = { ...scopeCaller(), projectName: "" };
+    const paged = [];
+    for await (const page of t.app.prompts.listWithVariablesPages(caller)) paged.push(...page.items);
+    return { whole: await t.app.prompts.listWithVariables(caller), paged };
+  }
 
   async function storedDocuments() {
     return t.store.db
@@ -103,12 +108,20 @@ describe.each(DATABASES)("version documents ($name)", (database) => {
     const saved = await storedDocuments();
     expect(saved.every((row) => DOCUMENT_COLUMNS.every((c) => typeof row[c] === "string"))).toBe(true);
     const after = await readEverything(hashes);
+    const listed = await dashboardLists();
+    expect(listed.whole.map((p) => [p.id, p.variables])).toEqual([
+      ["tricky", ["a", "b.c"]],
+      ["plain", ["company"]],
+      ["empty", []],
+    ]);
 
     // What a database migrated from before 004 holds: versions without their document.
     await t.store.db
       .updateTable("versions")
       .set({ text_json: null, variables_json: null, sections_json: null, tools_json: null })
       .execute();
+    // The dashboard's list reads the stored variables; without them, the served contents give the same.
+    expect(await dashboardLists()).toEqual(listed);
     const before = await readEverything(hashes);
     expect(before).toEqual(after);
     // The first read stored each document, identical to what a save computes.
