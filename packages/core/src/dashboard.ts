@@ -99,6 +99,49 @@ export interface DashboardPromptList {
   prompts: DashboardPromptItem[];
 }
 
+/** A page of the dashboard's list holds at most this many prompts. */
+export const PROMPT_PAGE_MAX = 100;
+
+const pageNumber = (what: string, max: number) =>
+  z.coerce
+    .number({ error: `must be a whole number from 1 to ${max}` })
+    .int(`must be a whole number from 1 to ${max}`)
+    .min(1, `must be a whole number from 1 to ${max}`)
+    .max(max, `must be a whole number from 1 to ${max}`)
+    .optional()
+    .describe(what);
+
+/**
+ * The dashboard's list, one page at a time, optionally searched (`GET …/prompts?q=&page=&per_page=`): what a
+ * project of 100 000 prompts needs, where the whole list is 40 MB. Without any of them the whole list is sent.
+ */
+export const promptPageQuery = z.object({
+  q: text().max(200, "must be at most 200 characters").optional(),
+  page: pageNumber("Page number, from 1", 1_000_000),
+  per_page: pageNumber(`Prompts per page, 1-${PROMPT_PAGE_MAX}`, PROMPT_PAGE_MAX),
+});
+export type PromptPageQuery = z.infer<typeof promptPageQuery>;
+
+/** One page of the dashboard's list: the prompts of `page` among those `q` matches, oldest first. */
+export interface DashboardPromptPage extends DashboardPromptList {
+  /** What was searched for, trimmed; "" for every prompt. */
+  q: string;
+  page: number;
+  per_page: number;
+  /** How many prompts `q` matches (the project's count when it is ""). */
+  matching: number;
+  /** How many prompts the project has. */
+  total: number;
+  /** The label names in use on any prompt of the project, production left out, in the screens' order. */
+  labels: string[];
+}
+
+/** Name and id, case-insensitively: what a person remembers of a prompt. The one rule of the list's search. */
+export function matchesSearch(prompt: { id: string; name: string }, query: string): boolean {
+  const q = query.trim().toLowerCase();
+  return q === "" || prompt.name.toLowerCase().includes(q) || prompt.id.toLowerCase().includes(q);
+}
+
 export interface ApiKeyView {
   id: string;
   prefix: string;

@@ -42,7 +42,15 @@ import {
   writtenVersion,
 } from "./prompt-changes.js";
 import { importPrompt } from "./prompt-import.js";
-import { dashboardPages, type ListPage, labelled, listPages, withVariables } from "./prompt-pages.js";
+import {
+  dashboardPages,
+  type ListPage,
+  labelled,
+  listPages,
+  type SearchPage,
+  searchPage,
+  withVariables,
+} from "./prompt-pages.js";
 import { type PromptRead, PromptReader, pick, type ResolvedRead } from "./prompt-reads.js";
 import {
   configureLabel,
@@ -156,6 +164,11 @@ export class PromptService {
   async listWithVariables(caller: Caller): Promise<DashboardPromptItem[]> {
     const store = this.projectStore(caller);
     return withVariables(store, await withLabels(store, await store.listPrompts({})), true);
+  }
+
+  /** One page of the dashboard's list among the prompts whose name or id holds `q` ("" for all). */
+  async searchPage(caller: Caller, q: string, page: number, perPage: number): Promise<SearchPage> {
+    return searchPage(this.projectStore(caller), q, page, perPage);
   }
 
   /** `listWithVariables` page by page, for the dashboard's streamed answer. */

@@ -54,6 +54,18 @@ export class LabelStore {
       .execute();
   }
 
+  /** The names of the labels any prompt of the project carries (production not among them), by name. */
+  async namesInUse(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("prompt_labels")
+      .select("name")
+      .distinct()
+      .where("project_id", "=", this.projectId)
+      .orderBy("name")
+      .execute();
+    return rows.map((r) => r.name);
+  }
+
   /** Every label of every prompt of the project (production not among them). */
   async allLabels(): Promise<{ prompt_id: string; name: string; version: string }[]> {
     return this.db

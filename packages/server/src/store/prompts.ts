@@ -117,6 +117,40 @@ export class ProjectStore {
   }
 
   /**
+   * The names and ids of the project's prompts in list order, `limit` after the keyset `after`: what a search
+   * of the list reads, a piece at a time (service/prompt-search.ts).
+   */
+  async promptNames(
+    after: { created_at: string; id: string } | undefined,
+    limit: number,
+  ): Promise<{ id: string; name: string; created_at: string }[]> {
+    let query = this.db
+      .selectFrom("prompts")
+      .select(["id", "name", "created_at"])
+      .where("project_id", "=", this.projectId)
+      .orderBy("created_at")
+      .orderBy("id")
+      .limit(limit);
+    if (after) {
+      query = query.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.created_at, after.id)));
+    }
+    return query.execute();
+  }
+
+  /** The rows of the prompts named, in list order. */
+  async promptsByIds(ids: readonly string[]): Promise<PromptRow[]> {
+    if (ids.length === 0) return [];
+    return this.db
+      .selectFrom("prompts")
+      .select(PROMPT_COLUMNS)
+      .where("project_id", "=", this.projectId)
+      .where("id", "in", ids)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+  }
+
+  /**
    * What the dashboard's list shows of each prompt besides its row: when the versions its pointers are on were
    * saved, and the variables of the version it serves (production, else latest) as stored at save; null for
    * a version saved before documents were (migration 004), whose contents `servedEnabledContents` gives. Of

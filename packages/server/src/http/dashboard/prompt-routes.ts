@@ -1,4 +1,9 @@
-import type { DashboardPromptList } from "@promptstore/core/dashboard";
+import {
+  type DashboardPromptList,
+  type DashboardPromptPage,
+  PROMPT_PAGE_MAX,
+  promptPageQuery,
+} from "@promptstore/core/dashboard";
 import type { Permission } from "@promptstore/core/permissions";
 import { createPromptBody, publishBody, readOptionsOf, readQuery, saveVersionBody } from "@promptstore/core/schemas";
 import type { FastifyInstance, FastifyRequest } from "fastify";
@@ -31,9 +36,29 @@ export function registerDashboardPromptRoutes(
   const callerFor = (request: FastifyRequest, needed: Permission) =>
     accounts.projectCaller(userOf(request), projectIdParam(request), needed);
 
-  // Every prompt, streamed page by page (chunked-json.ts): the bytes of the one-piece answer.
+  // With q, page or per_page: one page of the list, searched. Without: every prompt, streamed page by page
+  // (chunked-json.ts), the bytes of the one-piece answer.
   app.get(`${PREFIX}/prompts`, session, async (request, reply) => {
     const granted = await callerFor(request, "read");
+    const query = parseInput(promptPageQuery, request.query, "query");
+    if (query.q !== undefined || query.page !== undefined || query.per_page !== undefined) {
+      const q = query.q?.trim() ?? "";
+      const page = query.page ?? 1;
+      const perPage = query.per_page ?? PROMPT_PAGE_MAX;
+      const found = await prompts.searchPage(granted, q, page, perPage);
+      const answer: DashboardPromptPage = {
+        project: { id: granted.projectId, name: granted.projectName },
+        role: granted.role,
+        prompts: found.items,
+        q,
+        page,
+        per_page: perPage,
+        matching: found.matching,
+        total: found.total,
+        labels: found.labels,
+      };
+      return ok(answer);
+    }
     const list: DashboardPromptList = {
       project: { id: granted.projectId, name: granted.projectName },
       role: granted.role,

@@ -1,0 +1,117 @@
+import { matchesSearch } from "@promptstore/core/dashboard";
+import { describe, expect, it } from "vitest";
+import type { Caller } from "../../src/service/access.js";
+import { searchPage } from "../../src/service/prompt-pages.js";
+import { useTestApp } from "../support/app.js";
+import { member, promptsUrl } from "../support/dashboard.js";
+import { DATABASES } from "../support/databases.js";
+
+/** Names a search must find whatever their case, and ids that hold what names do not. */
+const NAMES = ["Support Bot", "support triage", "Billing", "SUPPORT escalations", "Ünïcode Helper", "Refunds"];
+
+describe.each(DATABASES)("the dashboard's list, a page at a time and searched ($name)", (database) => {
+  const t = useTestApp(database);
+
+  async function seed(count: number): Promise<Caller> {
+    await t.app.tenants.setPlan(t.project.orgId, "unlimited");
+    const caller: Caller = {
+      projectId: t.project.projectId,
+      projectName: "",
+      orgId: t.project.orgId,
+      plan: "unlimited",
+      actor: "test",
+      access: "publish",
+    };
+    for (let n = 0; n < count; n++) {
+      const created = await t.app.prompts.create(caller, {
+        id: n % 5 === 4 ? `support-${n}` : `p-${String(n).padStart(3, "0")}`,
+        name: `${NAMES[n % NAMES.length]} ${n}`,
+        sections: [{ title: "Role", content: `Prompt ${n} for {{ v${n % 3} }}` }],
+        publish: n % 2 === 0,
+      });
+      if (n % 6 === 1) await t.app.prompts.publish(caller, created.id, created.version, { label: "staging" });
+      if (n % 9 === 2) await t.app.prompts.publish(caller, created.id, created.version, { label: "eu-canary" });
+    }
+    return caller;
+  }
+
+  it("every page of every search is the whole list filtered by the screen's rule, across read pieces", async () => {
+    const caller = await seed(23);
+    const store = t.app.prompts["projectStore"](caller);
+    const whole = await t.app.prompts.listWithVariables(caller);
+    expect(whole).toHaveLength(23);
+    for (const q of ["", "support", "SUPPORT", "ünï", "support-", "nothing like it", "3"]) {
+      const expected = whole.filter((p) => matchesSearch(p, q));
+      for (const perPage of [1, 4, 10, 100]) {
+        const pages = Math.max(1, Math.ceil(expected.length / perPage));
+        for (let page = 1; page <= pages + 1; page++) {
+          // Pieces of 3 and 7 names: a page's prompts come from several pieces, and matches straddle them.
+          for (const piece of [3, 7]) {
+            const found = await searchPage(store, q, page, perPage, piece);
+            expect(found.total).toBe(23);
+            expect(found.matching).toBe(expected.length);
+            expect(found.labels).toEqual(["eu-canary", "staging"]);
+            expect(found.items).toEqual(expected.slice((page - 1) * perPage, page * perPage));
+          }
+        }
+      }
+    }
+    // The rule itself: case-insensitive on name or id, nothing else.
+    expect(whole.filter((p) => matchesSearch(p, "support")).map((p) => p.id)).toEqual([
+      "p-000",
+      "p-001",
+      "p-003",
+      "support-4",
+      "p-006",
+      "p-007",
+      "support-9",
+      "p-012",
+      "p-013",
+      "support-14",
+      "p-015",
+      "p-018",
+      "support-19",
+      "p-021",
+    ]);
+  });
+
+  it("answers a page over HTTP with its counts; without parameters the whole list as before; bad input names the field", async () => {
+    await seed(12);
+    const viewer = await member(t, "viewer");
+    const url = promptsUrl(t.project.projectId);
+    const page = await viewer.call("GET", `${url}?q=%20Support%20&page=2&per_page=2`);
+    expect(page.status).toBe(200);
+    const { prompts, ...rest } = page.body.data;
+    expect(rest).toEqual({
+      project: { id: t.project.projectId, name: expect.any(String) },
+      role: "viewer",
+      q: "Support",
+      page: 2,
+      per_page: 2,
+      matching: 7,
+      total: 12,
+      labels: ["eu-canary", "staging"],
+    });
+    expect(prompts.map((p: { id: string }) => p.id)).toEqual(["p-003", "support-4"]);
+    expect(Object.keys(prompts[0])).toEqual(Object.keys((await viewer.call("GET", url)).body.data.prompts[0]));
+
+    const whole = await viewer.call("GET", url);
+    expect(Object.keys(whole.body.data)).toEqual(["project", "role", "prompts"]);
+    expect(whole.body.data.prompts).toHaveLength(12);
+
+    for (const [query, error] of [
+      ["per_page=0", "per_page: must be a whole number from 1 to 100"],
+      ["per_page=101", "per_page: must be a whole number from 1 to 100"],
+      ["page=x", "page: must be a whole number from 1 to 1000000"],
+      [`q=${"x".repeat(201)}`, "q: must be at most 200 characters"],
+    ] as const) {
+      const res = await viewer.call("GET", `${url}?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, error });
+    }
+    // A page past the last is empty, with the counts.
+    const past = await viewer.call("GET", `${url}?page=9&per_page=5`);
+    expect(past.body.data.prompts).toEqual([]);
+    expect([past.body.data.matching, past.body.data.total]).toEqual([12, 12]);
+  });
+});
