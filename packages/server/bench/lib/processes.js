@@ -45,7 +45,7 @@ function handle(child, url) {
 }
 
 /** PostgreSQL needs the server's secret key given (no key file beside it); the bench uses a fixed one. */
-function secretKeyEnv(databaseUrl) {
+export function secretKeyEnv(databaseUrl) {
   return databaseUrl.startsWith("postgres")
     ? { PROMPTSTORE_SECRET_KEY: "be11c4be11c4be11c4be11c4be11c4be11c4be11c4be11c4be11c4be11c4be11" }
     : {};

@@ -44,6 +44,13 @@ export async function* listPages(
   }
 }
 
+/** Every item of every page, in one array: for the answers that are one piece (MCP's). */
+export async function collect<T>(pages: AsyncGenerator<ListPage<T>>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const page of pages) items.push(...page.items);
+  return items;
+}
+
 /** The dashboard's list (variables of the served version, the pointers' ages), page by page as above. */
 export async function* dashboardPages(
   store: ProjectStore,
@@ -55,17 +62,12 @@ export async function* dashboardPages(
 }
 
 /**
- * List items with the dashboard's additions: the served version's variables as stored at save (its contents
- * read only for a version saved before documents were), and the pointers' ages. Of `items` when given,
- * else of every prompt of the project (`items` then being the whole list).
+ * List items (a page) with the dashboard's additions: the served version's variables as stored at save (its
+ * contents read only for a version saved before documents were), and the pointers' ages.
  */
-export async function withVariables(
-  store: ProjectStore,
-  items: PromptListItem[],
-  whole = false,
-): Promise<DashboardPromptItem[]> {
+export async function withVariables(store: ProjectStore, items: PromptListItem[]): Promise<DashboardPromptItem[]> {
   if (items.length === 0) return [];
-  const summaries = await store.listSummaries(whole ? undefined : items.map((p) => p.id));
+  const summaries = await store.listSummaries(items.map((p) => p.id));
   const byId = new Map(summaries.map((s) => [s.id, s]));
   const undocumented = summaries.filter((s) => s.variables_json === null).map((s) => s.id);
   const contents = undocumented.length > 0 ? await store.servedEnabledContents(undocumented) : [];

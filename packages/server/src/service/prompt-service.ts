@@ -43,13 +43,13 @@ import {
 } from "./prompt-changes.js";
 import { importPrompt } from "./prompt-import.js";
 import {
+  collect,
   dashboardPages,
   type ListPage,
   labelled,
   listPages,
   type SearchPage,
   searchPage,
-  withVariables,
 } from "./prompt-pages.js";
 import { type PromptRead, PromptReader, pick, type ResolvedRead } from "./prompt-reads.js";
 import {
@@ -120,12 +120,12 @@ export class PromptService {
     const after = page.cursor !== undefined ? decodeCursor(page.cursor) : undefined;
     const limit = paginated ? (page.limit ?? 100) : undefined;
     const store = this.projectStore(caller);
-    const rows = await store.listPrompts({
-      after,
-      limit: limit === undefined ? undefined : limit + 1,
-    });
-    const prompts = await withLabels(store, limit === undefined ? rows : rows.slice(0, limit));
-    const result: PromptList = { project: { id: caller.projectId, name: caller.projectName }, prompts };
+    const project = { id: caller.projectId, name: caller.projectName };
+    // Unpaged (MCP's list_prompts): read page by page, taking turns of the event loop as the streamed list does.
+    if (limit === undefined) return { project, prompts: await collect(listPages(store)) };
+    const rows = await store.listPrompts({ after, limit: limit + 1 });
+    const prompts = await withLabels(store, rows.slice(0, limit));
+    const result: PromptList = { project, prompts };
     if (limit !== undefined) {
       const last = prompts[prompts.length - 1];
       result.next_cursor = rows.length > limit && last ? encodeCursor(last) : null;
@@ -160,10 +160,9 @@ export class PromptService {
     return listPages(this.projectStore(caller));
   }
 
-  /** Every prompt with the variables of the version it serves (production, else latest), in one piece. */
+  /** Every prompt with the variables of the version it serves (production, else latest), read page by page. */
   async listWithVariables(caller: Caller): Promise<DashboardPromptItem[]> {
-    const store = this.projectStore(caller);
-    return withVariables(store, await withLabels(store, await store.listPrompts({})), true);
+    return collect(dashboardPages(this.projectStore(caller)));
   }
 
   /** One page of the dashboard's list among the prompts whose name or id holds `q` ("" for all). */

@@ -154,11 +154,11 @@ export class ProjectStore {
    * What the dashboard's list shows of each prompt besides its row: when the versions its pointers are on were
    * saved, and the variables of the version it serves (production, else latest) as stored at save; null for
    * a version saved before documents were (migration 004), whose contents `servedEnabledContents` gives. Of
-   * the prompts named, when `promptIds` is given (one page of the list), else of every prompt.
+   * the prompts named (one page of the list).
    */
-  async listSummaries(promptIds?: readonly string[]): Promise<PromptListSummary[]> {
-    if (promptIds?.length === 0) return [];
-    let query = this.db
+  async listSummaries(promptIds: readonly string[]): Promise<PromptListSummary[]> {
+    if (promptIds.length === 0) return [];
+    const query = this.db
       .selectFrom("prompts as p")
       .innerJoin("versions as lv", (join) =>
         join
@@ -185,8 +185,7 @@ export class ProjectStore {
           .as("variables_json"),
       ])
       .where("p.project_id", "=", this.projectId);
-    if (promptIds) query = query.where("p.id", "in", promptIds);
-    return query.execute();
+    return query.where("p.id", "in", promptIds).execute();
   }
 
   /** Takes the prompt row's write lock for the rest of the transaction (row-lock.ts says how, and why so). */
@@ -350,16 +349,18 @@ export class ProjectStore {
 
   /**
    * The enabled section contents of each prompt's served version (production, else latest), in order: of
-   * the prompts named when `promptIds` is given (one page of the list), else of every prompt.
+   * the prompts named.
    */
-  async servedEnabledContents(promptIds?: readonly string[]): Promise<{ prompt_id: string; content: string }[]> {
-    if (promptIds?.length === 0) return [];
-    let query = this.servedSections("production")
+  async servedEnabledContents(promptIds: readonly string[]): Promise<{ prompt_id: string; content: string }[]> {
+    if (promptIds.length === 0) return [];
+    return this.servedSections("production")
       .select(["p.id as prompt_id", "s.content"])
       .where("p.project_id", "=", this.projectId)
-      .where("s.enabled", "=", 1);
-    if (promptIds) query = query.where("p.id", "in", promptIds);
-    return query.orderBy("p.id").orderBy("s.position").execute();
+      .where("s.enabled", "=", 1)
+      .where("p.id", "in", promptIds)
+      .orderBy("p.id")
+      .orderBy("s.position")
+      .execute();
   }
 
   private async getTools(promptId: string, hash: string): Promise<Tool[]> {

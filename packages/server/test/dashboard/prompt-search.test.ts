@@ -24,7 +24,8 @@ describe.each(DATABASES)("the dashboard's list, a page at a time and searched ($
     };
     for (let n = 0; n < count; n++) {
       const created = await t.app.prompts.create(caller, {
-        id: n % 5 === 4 ? `support-${n}` : `p-${String(n).padStart(3, "0")}`,
+        // Ids in creation order, as the list is when prompts share a millisecond (created_at, then id).
+        id: `p-${String(n).padStart(3, "0")}${n % 5 === 4 ? "-support" : ""}`,
         name: `${NAMES[n % NAMES.length]} ${n}`,
         sections: [{ title: "Role", content: `Prompt ${n} for {{ v${n % 3} }}` }],
         publish: n % 2 === 0,
@@ -40,7 +41,7 @@ describe.each(DATABASES)("the dashboard's list, a page at a time and searched ($
     const store = t.app.prompts["projectStore"](caller);
     const whole = await t.app.prompts.listWithVariables(caller);
     expect(whole).toHaveLength(23);
-    for (const q of ["", "support", "SUPPORT", "ünï", "support-", "nothing like it", "3"]) {
+    for (const q of ["", "support", "SUPPORT", "ünï", "-support", "nothing like it", "3"]) {
       const expected = whole.filter((p) => matchesSearch(p, q));
       for (const perPage of [1, 4, 10, 100]) {
         const pages = Math.max(1, Math.ceil(expected.length / perPage));
@@ -61,16 +62,16 @@ describe.each(DATABASES)("the dashboard's list, a page at a time and searched ($
       "p-000",
       "p-001",
       "p-003",
-      "support-4",
+      "p-004-support",
       "p-006",
       "p-007",
-      "support-9",
+      "p-009-support",
       "p-012",
       "p-013",
-      "support-14",
+      "p-014-support",
       "p-015",
       "p-018",
-      "support-19",
+      "p-019-support",
       "p-021",
     ]);
   });
@@ -92,7 +93,7 @@ describe.each(DATABASES)("the dashboard's list, a page at a time and searched ($
       total: 12,
       labels: ["eu-canary", "staging"],
     });
-    expect(prompts.map((p: { id: string }) => p.id)).toEqual(["p-003", "support-4"]);
+    expect(prompts.map((p: { id: string }) => p.id)).toEqual(["p-003", "p-004-support"]);
     expect(Object.keys(prompts[0])).toEqual(Object.keys((await viewer.call("GET", url)).body.data.prompts[0]));
 
     const whole = await viewer.call("GET", url);
