@@ -536,6 +536,27 @@ describe.each(DATABASES)("promptstore export/import ($name)", SLOW, (database) =
     }
   });
 
+  it("writes the prompts in list order though it reads several at once, each with all its versions", async () => {
+    const source = await server(database);
+    // Prompts of 1 to 6 versions: their reads end out of order, the bundle keeps the list's.
+    const ids: string[] = [];
+    for (let n = 0; n < 20; n++) {
+      const id = `prompt-${String(n).padStart(2, "0")}`;
+      ids.push(id);
+      await source.app.prompts.create(source.caller, { id, name: `Prompt ${n}`, markdown: `# Body\nv0 of ${n}` });
+      for (let v = 1; v < 6 - (n % 6); v++) {
+        await source.app.prompts.save(source.caller, id, { markdown: `# Body\nv${v} of ${n}`, message: `v${v}` });
+      }
+    }
+    const file = join(tempDir(), "bundle.json");
+    expect(await psJson(source, ["export", file])).toEqual({ file, prompts: 20, versions: 74 });
+    const bundle = JSON.parse(readFileSync(file, "utf8"));
+    expect(bundle.prompts.map((p: { id: string }) => p.id)).toEqual(ids);
+    expect(bundle.prompts.map((p: { versions: unknown[] }) => p.versions.length)).toEqual(
+      ids.map((_, n) => 6 - (n % 6)),
+    );
+  });
+
   it("sends a prompt with more versions than one request holds in several, latest and production first", async () => {
     const source = await server(database);
     // 110 small versions and 20 of 60 000 characters: split both by count (100) and by size (the 1 MiB body).
