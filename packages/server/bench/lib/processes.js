@@ -6,7 +6,9 @@ import { fileURLToPath } from "node:url";
 
 const BIN = fileURLToPath(new URL("../../bin/promptstore.js", import.meta.url));
 /** The Node flags of the binary's shebang, which the counting server runs with too. */
-const BIN_NODE_FLAGS = (readFileSync(BIN, "utf8").split("\n")[0] ?? "").split(" ").filter((w) => w.startsWith("--"));
+export const BIN_NODE_FLAGS = (readFileSync(BIN, "utf8").split("\n")[0] ?? "")
+  .split(" ")
+  .filter((w) => w.startsWith("--"));
 
 function waitForLine(child, predicate, what) {
   return new Promise((resolve, reject) => {
@@ -52,11 +54,14 @@ export function secretKeyEnv(databaseUrl) {
 }
 
 /**
- * The real server, as users run it: the `promptstore serve` binary, with the Node flags of its shebang.
- * `events` holds what it printed at start-up (`bootstrap` on an empty database, then `listening`).
+ * The real server, as users run it: the `promptstore serve` binary, with the Node flags of its shebang, or
+ * `node <nodeFlags> bin/promptstore.js serve` when `nodeFlags` are given (as its shebang tells a big store's
+ * operator to run it). `events` holds what it printed at start-up (`bootstrap` on an empty database, then
+ * `listening`).
  */
-export async function startServer(databaseUrl, env = {}) {
-  const child = spawn(BIN, ["serve", "--port", "0", "--json"], {
+export async function startServer(databaseUrl, env = {}, { nodeFlags } = {}) {
+  const [command, args] = nodeFlags ? [process.execPath, [...nodeFlags, BIN]] : [BIN, []];
+  const child = spawn(command, [...args, "serve", "--port", "0", "--json"], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...secretKeyEnv(databaseUrl), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -56,6 +56,8 @@ interface Feed {
 }
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
+/** One Buffer for every stream's heartbeat, as for a batch: a sink may frame it once for all (routes/events.ts). */
+const HEARTBEAT = Buffer.from(": heartbeat\n\n");
 const DEFAULT_MAX_REPLAY = 1_000;
 const DEFAULT_RECHECK_MS = 30_000;
 /** What a client refused for the stream cap is told to wait: a slot frees when some stream ends. */
@@ -127,10 +129,7 @@ export class EventHub {
       }
       // `deaf`: nothing to do until the `reset` that ends it, which reads what was missed.
     });
-    this.heartbeat = setInterval(
-      () => this.broadcastAll(": heartbeat\n\n"),
-      options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
-    );
+    this.heartbeat = setInterval(() => this.broadcastAll(HEARTBEAT), options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
     this.heartbeat.unref();
     this.recheck = setInterval(() => void this.recheckKeys(), options.recheckMs ?? DEFAULT_RECHECK_MS);
     this.recheck.unref();
@@ -300,7 +299,7 @@ export class EventHub {
     if (!subscriber.sink.write(text)) this.detach(subscriber.caller.projectId, subscriber, true, feed);
   }
 
-  private broadcastAll(text: string): void {
+  private broadcastAll(text: Buffer): void {
     for (const feed of this.feeds.values()) {
       for (const subscriber of feed.subscribers) if (subscriber.live) this.send(feed, subscriber, text);
     }

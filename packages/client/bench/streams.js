@@ -1,0 +1,340 @@
+#!/usr/bin/env node
+/**
+ * 10 000 watching event streams on one instance (issue 22): raw readers in child processes, each stream on
+ * its own connection from one of many loopback source addresses (127.0.0.2, 127.0.0.3, …) so that the
+ * server's per-address connection cap stays at its default, as in production. A version is published again
+ * and again through the same instance; each stream's receipt of the event is timed against the moment the
+ * publish response arrived. Every stream must receive every publish, and the server must live through it:
+ * anything else throws. Records the server's peak RSS, its resident memory with the streams open, and its
+ * event-loop delay (`promptstore_event_loop_delay_seconds` from /metrics) and its major collections, with the
+ * shebang's heap flags and with a larger old space. Prints one JSON line per run and returns the rows to
+ * bench/streams-run.js, which writes them to bench/results.md.
+ */
+import { fork } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BIN_NODE_FLAGS, peakRssMb, resetPeakRss, startServer } from "../../server/bench/lib/processes.js";
+import { seed } from "../../server/bench/lib/seed.js";
+
+export const STREAMS = Number(process.env.BENCH_STREAMS ?? 10_000);
+export const PROCESSES = Number(process.env.BENCH_STREAMS_PROCESSES ?? 8);
+export const PUBLISHES = Number(process.env.BENCH_STREAMS_PUBLISHES ?? 10);
+/** Streams per source address: under the server's default per-address cap (256), with room to spare. */
+export const PER_ADDRESS = Number(process.env.BENCH_STREAMS_PER_ADDRESS ?? 200);
+/** `plain`: the events alone; `read`: `?include=read`, each published event carrying its read, as the SDK asks. */
+export const MODES = (process.env.BENCH_STREAMS_MODES ?? "plain,read").split(",").filter(Boolean);
+/**
+ * Old-space sizes (MB) to run the server with besides the shebang's, its other flags kept: what the case needs.
+ * Empty: the shebang's flags only.
+ */
+export const OLD_SPACES = (process.env.BENCH_STREAMS_OLD_SPACE ?? "192").split(",").filter(Boolean).map(Number);
+const OPEN_CONCURRENCY = 32;
+const SEEN_TIMEOUT_MS = 30_000;
+/** Connections beyond the streams the server must accept: the publishes and the /metrics scrapes. */
+const SPARE_CONNECTIONS = 100;
+const WORKER = fileURLToPath(new URL("./streams-worker.js", import.meta.url));
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const now = () => performance.timeOrigin + performance.now();
+const round = (n, digits = 1) => Number(n.toFixed(digits));
+
+/**
+ * The server's environment. The per-address cap is left at its default (256 without a trusted proxy). The
+ * organization is on the unlimited plan (bench/lib/seed.js), which has no cap on open streams. The cap on
+ * connections in all (PROMPTSTORE_MAX_CONNECTIONS, 10 000 by default) is raised just above the stream count:
+ * at the default, 10 000 streams would leave no connection for the publish.
+ */
+export const serverEnv = () => ({
+  PROMPTSTORE_METRICS: "true",
+  PROMPTSTORE_MAX_CONNECTIONS: String(STREAMS + SPARE_CONNECTIONS),
+});
+
+/**
+ * Source addresses for each reader process, whole addresses of its own (127.0.0.2, 127.0.0.3, … in turn), as
+ * many as its `count` streams need at PER_ADDRESS each.
+ */
+function sourceAddresses(counts) {
+  let next = 2;
+  const lists = counts.map((count) =>
+    Array.from({ length: Math.ceil(count / PER_ADDRESS) }, () => `127.0.0.${next++}`),
+  );
+  if (next > 255) throw new Error("more source addresses than 127.0.0.2-254 offer: raise BENCH_STREAMS_PER_ADDRESS");
+  return lists;
+}
+
+function startWorker(config, onLost) {
+  const child = fork(WORKER, { env: { ...process.env, STREAMS_WORKER: JSON.stringify(config) } });
+  const waiting = new Map();
+  child.on("message", (message) => {
+    if (message.type === "lost") return onLost(message);
+    waiting.get(message.type)?.(message);
+    waiting.delete(message.type);
+  });
+  const answer = (type, timeoutMs = 120_000) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`a reader process did not answer ${type}`)), timeoutMs);
+      waiting.set(type, (message) => {
+        clearTimeout(timer);
+        resolve(message);
+      });
+    });
+  const started = answer("started");
+  return {
+    started,
+    answer,
+    ask: (message, type, timeoutMs) => {
+      const answered = answer(type, timeoutMs);
+      child.send(message);
+      return answered;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", resolve);
+        child.send({ type: "close" });
+      }),
+  };
+}
+
+/**
+ * One scrape of the server's /metrics: its event-loop delay histogram (cumulative counts by upper bound in
+ * seconds, and the sum), its major collections (prom-client's `nodejs_gc_duration_seconds`, kind="major":
+ * count and seconds) and its heap in use.
+ */
+async function scrape(server) {
+  const text = await fetch(`${server.url}/metrics`).then((r) => r.text());
+  const buckets = [];
+  let sum = 0;
+  const gc = { count: 0, seconds: 0, marking: 0 };
+  let heapMb;
+  for (const line of text.split("\n")) {
+    const bucket = /^promptstore_event_loop_delay_seconds_bucket\{le="([^"]+)"\} (\S+)/.exec(line);
+    if (bucket) buckets.push({ le: bucket[1] === "+Inf" ? Infinity : Number(bucket[1]), count: Number(bucket[2]) });
+    const total = /^promptstore_event_loop_delay_seconds_sum (\S+)/.exec(line);
+    if (total) sum = Number(total[1]);
+    const major = /^nodejs_gc_duration_seconds_(count|sum)\{kind="major"\} (\S+)/.exec(line);
+    if (major?.[1] === "count") gc.count = Number(major[2]);
+    else if (major) gc.seconds = Number(major[2]);
+    // V8 marks the old space in steps between tasks before a major collection's final pause: that is its work too.
+    const marking = /^nodejs_gc_duration_seconds_sum\{kind="incremental"\} (\S+)/.exec(line);
+    if (marking) gc.marking = Number(marking[1]);
+    const heap = /^nodejs_heap_size_used_bytes (\S+)/.exec(line);
+    if (heap) heapMb = round(Number(heap[1]) / 1024 / 1024);
+  }
+  if (buckets.length === 0) throw new Error("the server's /metrics has no promptstore_event_loop_delay_seconds");
+  return { buckets, sum, gc, heapMb };
+}
+
+/** Major collections between two scrapes: how many, and the time they took with their incremental marking (ms). */
+const gcBetween = (before, after) => ({
+  major: after.gc.count - before.gc.count,
+  ms: Math.round((after.gc.seconds - before.gc.seconds + after.gc.marking - before.gc.marking) * 1000),
+});
+
+/**
+ * The delay samples taken between two scrapes: the bucket bound that holds the p99 and the highest non-empty
+ * bucket's bound (ms; a histogram gives bounds, not exact values), and the mean.
+ */
+function delayBetween(before, after) {
+  const counts = after.buckets.map((b, i) => ({ le: b.le, count: b.count - (before.buckets[i]?.count ?? 0) }));
+  const total = counts[counts.length - 1].count;
+  const bound = (le) => (le === Infinity ? "> 2500" : `≤ ${round(le * 1000, 1)}`);
+  const p99 = counts.find((b) => b.count >= 0.99 * total) ?? counts[counts.length - 1];
+  let max = counts[0];
+  for (let i = 0; i < counts.length; i++) if (counts[i].count > (i === 0 ? 0 : counts[i - 1].count)) max = counts[i];
+  return {
+    samples: total,
+    p99: bound(p99.le),
+    max: bound(max.le),
+    mean: total === 0 ? 0 : round(((after.sum - before.sum) / total) * 1000, 2),
+  };
+}
+
+function residentMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const line = status.split("\n").find((l) => l.startsWith("VmRSS:"));
+  return Number(line.split(/\s+/)[1]) / 1024;
+}
+
+/** One run: STREAMS readers in `mode`, PUBLISHES publishes, on `server`. Throws on any miss. */
+async function watch(label, flags, server, seeded, state, mode) {
+  const publish = async (version) => {
+    const res = await fetch(`${server.url}/api/v2/prompts/${seeded.promptId}/publish`, {
+      method: "POST",
+      headers: { "x-api-key": seeded.key, "content-type": "application/json" },
+      body: JSON.stringify({ version }),
+    });
+    if (res.status !== 200) throw new Error(`publish answered ${res.status}: ${await res.text()}`);
+    return now();
+  };
+  const alive = () => {
+    if (server.exited()) throw new Error(`the server exited during "${label}": ${server.stderr()}`);
+  };
+
+  // Settle the heap of the previous run, then take the baseline.
+  await new Promise((r) => setTimeout(r, 2000));
+  const rssBefore = residentMb(server.pid);
+  resetPeakRss(server.pid);
+  const counts = Array.from(
+    { length: PROCESSES },
+    (_, p) => Math.floor(STREAMS / PROCESSES) + (p < STREAMS % PROCESSES ? 1 : 0),
+  );
+  const addresses = sourceAddresses(counts);
+  const losses = [];
+  const workers = [];
+  for (let p = 0; p < PROCESSES; p++) {
+    const count = counts[p];
+    const mine = addresses[p];
+    workers.push(
+      startWorker(
+        {
+          url: server.url,
+          key: seeded.key,
+          count,
+          addresses: mine,
+          includeRead: mode === "read",
+          openConcurrency: OPEN_CONCURRENCY,
+        },
+        (message) => losses.push(message),
+      ),
+    );
+  }
+  const failIfLost = () => {
+    alive();
+    if (losses.length > 0) {
+      const first = losses[0];
+      throw new Error(`${losses.length} streams lost in "${label}", the first from ${first.address}: ${first.why}`);
+    }
+  };
+  try {
+    await Promise.all(workers.map((w) => w.started));
+    const openStarted = now();
+    const delayOpening = await scrape(server);
+    const opened = await Promise.all(workers.map((w) => w.ask({ type: "open" }, "opened", 600_000)));
+    const openSeconds = round((now() - openStarted) / 1000);
+    failIfLost();
+    const ready = opened.reduce((n, o) => n + o.ready, 0);
+    if (ready !== STREAMS) throw new Error(`only ${ready} of ${STREAMS} streams said ready in "${label}"`);
+    const delayOpen = delayBetween(delayOpening, await scrape(server));
+    await new Promise((r) => setTimeout(r, 2000));
+    const rssOpen = residentMb(server.pid);
+    const { heapMb: heapOpen } = await scrape(server);
+
+    const latencies = [];
+    const perPublish = [];
+    const delayStart = await scrape(server);
+    for (let n = 1; n <= PUBLISHES; n++) {
+      // Away from whatever production is: every publish moves it, and records one event.
+      const target = state.versions.find((v) => v !== state.current);
+      await Promise.all(workers.map((w) => w.ask({ type: "arm", version: target }, "armed")));
+      const everyone = Promise.all(workers.map((w) => w.answer("seen", SEEN_TIMEOUT_MS)));
+      const answered = await publish(target);
+      state.current = target;
+      let seen;
+      try {
+        seen = await everyone;
+      } catch {
+        failIfLost();
+        const reports = await Promise.all(workers.map((w) => w.ask({ type: "report" }, "reported")));
+        const received = reports.reduce((s, r) => s + r.received, 0);
+        throw new Error(
+          `publish ${n} of "${label}" reached ${received} of ${STREAMS} streams in ${SEEN_TIMEOUT_MS} ms`,
+        );
+      }
+      let count = 0;
+      for (const { times } of seen) {
+        for (const at of times) latencies.push(Math.max(0, at - answered));
+        count += times.length;
+      }
+      if (count !== STREAMS) throw new Error(`publish ${n} of "${label}" reached ${count} of ${STREAMS} streams`);
+      perPublish.push(count);
+      failIfLost();
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const delayEnd = await scrape(server);
+    const delayPublishing = delayBetween(delayStart, delayEnd);
+    const gcPublishing = gcBetween(delayStart, delayEnd);
+    failIfLost();
+    latencies.sort((a, b) => a - b);
+    const row = {
+      label,
+      flags,
+      mode,
+      streams: STREAMS,
+      processes: PROCESSES,
+      addresses: addresses.flat().length,
+      publishes: PUBLISHES,
+      reachedAll: perPublish.filter((c) => c === STREAMS).length,
+      p50: round(percentile(latencies, 50)),
+      p99: round(percentile(latencies, 99)),
+      max: round(latencies[latencies.length - 1]),
+      openSeconds,
+      rssBeforeMb: round(rssBefore),
+      heapBeforeMb: delayOpening.heapMb,
+      rssOpenMb: round(rssOpen),
+      heapOpenMb: heapOpen,
+      peakRssMb: round(peakRssMb(server.pid)),
+      perStreamKb: round(((rssOpen - rssBefore) * 1024) / STREAMS, 2),
+      delayOpen,
+      delayPublishing,
+      gcPublishing,
+      load: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "),
+    };
+    console.log(JSON.stringify({ bench: "streams", ...row }));
+    return row;
+  } finally {
+    await Promise.all(workers.map((w) => w.close()));
+  }
+}
+
+async function runs(label, server, flags, seeded) {
+  const versions = await fetch(`${server.url}/api/v2/prompts/${seeded.promptId}/versions`, {
+    headers: { "x-api-key": seeded.key },
+  }).then(async (r) => (await r.json()).data.versions.map((v) => v.version));
+  // Production is the first version (seed.js publishes it); each publish then moves it to the other one.
+  const first = await fetch(`${server.url}/api/v2/prompts/${seeded.promptId}`, {
+    headers: { "x-api-key": seeded.key },
+  });
+  const state = { versions, current: (await first.json()).data.version };
+  const rows = [];
+  for (const mode of MODES) rows.push(await watch(label, flags, server, seeded, state, mode));
+  return rows;
+}
+
+/** The shebang's flags, then each of OLD_SPACES in place of its old space. */
+const flagSets = () => [
+  { flags: "binary's", nodeFlags: undefined },
+  ...OLD_SPACES.map((mb) => ({
+    flags: `--max-old-space-size=${mb}`,
+    nodeFlags: [...BIN_NODE_FLAGS.filter((f) => !f.startsWith("--max-old-space-size=")), `--max-old-space-size=${mb}`],
+  })),
+];
+
+/** Every run on one database: a fresh server for each set of flags (`url` is seeded once). */
+async function onDatabase(label, url) {
+  const seeded = await seed(url, { prompts: 1, versions: 2 });
+  const rows = [];
+  for (const { flags, nodeFlags } of flagSets()) {
+    const server = await startServer(url, serverEnv(), { nodeFlags });
+    try {
+      rows.push(...(await runs(label, server, flags, seeded)));
+    } finally {
+      await server.stop();
+    }
+  }
+  return rows;
+}
+
+export async function sqliteStreams() {
+  const dir = mkdtempSync(join(tmpdir(), "promptstore-streams-"));
+  try {
+    return await onDatabase("SQLite", join(dir, "streams.sqlite"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `databaseUrl`: a fresh PostgreSQL database of the caller's. */
+export const postgresStreams = (databaseUrl) => onDatabase("PostgreSQL", databaseUrl);
