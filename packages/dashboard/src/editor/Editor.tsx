@@ -2,7 +2,7 @@ import { can } from "@promptstore/core/permissions";
 import { saveVersionBody } from "@promptstore/core/schemas";
 import type { PromptView } from "@promptstore/core/views";
 import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, Suspense, useId, useMemo, useRef, useState } from "react";
+import { type FormEvent, memo, Suspense, useId, useMemo, useRef, useState } from "react";
 import { useLocation, useParams } from "react-router";
 import { isApiError } from "../api/client";
 import { type FieldError, sectionField, unplacedErrors } from "../api/errors";
@@ -27,11 +27,12 @@ import { SectionList } from "./SectionList";
 import { ToolsCard } from "./ToolsCard";
 import { checkTools, toolsText } from "./tools";
 
-// The playground (its streaming, examples and forms) is a chunk of its own.
-const Playground = preloadable(() => import("../playground/Playground"));
+// The playground (its streaming, examples and forms) is a chunk of its own. Memo: it renders again when the
+// draft changes, not with every render of the form (typing the change message, say).
+const Playground = memo(preloadable(() => import("../playground/Playground")));
 
 /** The parts this screen shows at once, fetched by the router with its code. */
-export const preload = () => Promise.all([preloadCodeEditor(), Playground.preload()]);
+export const preload = () => Promise.all([preloadCodeEditor(), Playground.type.preload()]);
 
 /** The Edit tab: edits a copy of the latest version and saves it as a new one. */
 export default function Editor() {
