@@ -84,7 +84,9 @@ function languageOf(language: CodeEditorProps["language"]): Extension {
 }
 
 function ariaAttributes(props: Pick<CodeEditorProps, "label" | "description" | "invalid" | "readOnly">) {
-  const attributes: Record<string, string> = { "aria-label": props.label, "aria-multiline": "true" };
+  // tabindex: a long text scrolls inside the editor, and a scrolling region must be reachable by keyboard
+  // (axe: scrollable-region-focusable); a contenteditable alone does not count as focusable to axe.
+  const attributes: Record<string, string> = { "aria-label": props.label, "aria-multiline": "true", tabindex: "0" };
   if (props.description) attributes["aria-description"] = props.description;
   if (props.invalid) attributes["aria-invalid"] = "true";
   if (props.readOnly) attributes["aria-readonly"] = "true";

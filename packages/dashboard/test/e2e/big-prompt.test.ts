@@ -1,7 +1,8 @@
 /**
  * A 250 KB system prompt in the dashboard, in Debian's Chromium against the real binary: the editor opens
  * it, takes an edit at the end of the big section and saves it byte for byte; the history shows the one
- * changed paragraph side by side; the preview shows the whole assembled text. Screenshots of each.
+ * changed paragraph side by side; the preview shows the whole assembled text. Screenshots of each, and of the
+ * editor at phone width and in dark.
  */
 import { join } from "node:path";
 import { assemble } from "@promptstore/core/assemble";
@@ -33,6 +34,7 @@ describe.runIf(chromiumAvailable())("the dashboard on a 250 KB prompt", () => {
   let browser: Browser;
   let page: Page;
   let problems: string[];
+  let cookie: string;
   const versions: string[] = [];
   const base = () => `${server.url}/p/${server.projectId}/prompts/agent`;
 
@@ -47,7 +49,7 @@ describe.runIf(chromiumAvailable())("the dashboard on a 250 KB prompt", () => {
     versions.push(created.body.data.version);
     const saved = await rest(server, "PUT", "/api/v2/prompts/agent", server.key, { markdown: EDITED });
     versions.push(saved.body.data.version);
-    const cookie = await ownerSession(server, "a passphrase of my own");
+    cookie = await ownerSession(server, "a passphrase of my own");
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: VIEWPORTS.laptop, colorScheme: "light" });
     await context.addCookies([{ name: "ps_session", value: cookie, url: server.url }]);
@@ -91,6 +93,51 @@ describe.runIf(chromiumAvailable())("the dashboard on a 250 KB prompt", () => {
     ).toEqual(expected);
     expect(problems).toEqual([]);
   });
+
+  // The same editor in dark and at phone width: the start of the big section on screen, then its last line
+  // after Ctrl+End, each screen checked by axe.
+  for (const [viewport, scheme] of [
+    ["phone", "light"],
+    ["laptop", "dark"],
+    ["phone", "dark"],
+  ] as const) {
+    it(`opens the editor on it at ${viewport} width, ${scheme}, and goes to the end of the big section`, async () => {
+      const latest = (await rest(server, "GET", "/api/v2/prompts/agent?version=latest&guard=false")).body.data;
+      const content: string = latest.sections[1].content;
+      const context = await browser.newContext({ viewport: VIEWPORTS[viewport], colorScheme: scheme });
+      await context.addCookies([{ name: "ps_session", value: cookie, url: server.url }]);
+      const opened = await openPage(context);
+      const big = opened.page.getByRole("textbox", { name: "Content of section 2" });
+      await opened.page.goto(base());
+      await expect
+        .poll(() => big.locator(".cm-line").first().textContent(), { timeout: 30_000 })
+        .toBe(content.split("\n")[0]);
+      await screenshot(opened.page, `big-prompt-05-editor-${viewport}-${scheme}`);
+      await expectAccessible(opened.page, `big-prompt-editor-${viewport}-${scheme}`);
+      // Scrolled to by the page, as a reader does: CodeMirror draws only the lines near the window, so the
+      // full-page picture above shows the big section's box empty below its first lines. Here its lines fill it.
+      await big.scrollIntoViewIfNeeded();
+      await expect
+        .poll(() =>
+          big.evaluate((content) => {
+            const scroller = (content.closest(".cm-scroller") as HTMLElement).getBoundingClientRect();
+            const lines = [...content.querySelectorAll(".cm-line")].map((l) => l.getBoundingClientRect().bottom);
+            return Math.max(...lines) >= scroller.bottom;
+          }),
+        )
+        .toBe(true);
+      await opened.page.screenshot({
+        path: join(SCREENSHOTS, `big-prompt-05-editor-in-view-${viewport}-${scheme}.png`),
+      });
+      await big.click();
+      await opened.page.keyboard.press("ControlOrMeta+End");
+      await expect.poll(() => big.locator(".cm-line").last().textContent()).toBe(content.split("\n").at(-1));
+      await opened.page.screenshot({ path: join(SCREENSHOTS, `big-prompt-06-editor-end-${viewport}-${scheme}.png`) });
+      await expectAccessible(opened.page, `big-prompt-editor-end-${viewport}-${scheme}`);
+      expect(opened.problems).toEqual([]);
+      await context.close();
+    }, 60_000);
+  }
 
   it("shows the one changed paragraph of the history side by side", async () => {
     await page.goto(`${base()}/history?from=${versions[0]}&to=${versions[1]}`);
