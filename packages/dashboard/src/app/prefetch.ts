@@ -4,6 +4,7 @@
  * session is known to be signed in (a visitor is sent to Sign in, and asks for nothing else), and nothing
  * here waits: the screen reads the same queries and shows their state as before.
  */
+import { FULL_HASH } from "@promptstore/core/version-ref";
 import type { QueryClient } from "@tanstack/react-query";
 import type { LoaderFunctionArgs, Params } from "react-router";
 import { connectionsQuery } from "../api/connection-queries";
@@ -55,10 +56,18 @@ export const prefetchEditor = prefetching((client, params) => {
   ]);
 });
 
-/** The versions, the project's labels, and the two versions compared. */
+/**
+ * The versions, the project's labels, and the two versions compared: the ones the address names at once,
+ * beside the list (a hash names one version whatever the list says), then whichever the list settles on.
+ */
 export const prefetchHistory = prefetching(async (client, params, search) => {
   const [projectId, promptId] = ids(params);
   void client.prefetchQuery(labelSettingsQuery(projectId));
+  for (const named of [search.get("from"), search.get("to")]) {
+    if (named !== null && FULL_HASH.test(named)) {
+      void client.prefetchQuery(promptViewQuery(projectId, promptId, named, false));
+    }
+  }
   const list = await client.ensureQueryData(versionsQuery(projectId, promptId));
   const { from, to } = comparedVersions(list, search);
   return Promise.all(
