@@ -25,6 +25,15 @@ import {
 } from "./harness.js";
 
 const MARKDOWN = bigPromptMarkdown();
+
+/**
+ * After a jump in scrolling: blocks of text (content-visibility: auto) that came on screen are drawn from the
+ * frame after the one that finds them there, so a picture taken at once shows them empty.
+ */
+const settled = (page: Page) =>
+  page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
 const SECTIONS = markdownToSections(MARKDOWN);
 const EDIT = "Rewritten: keep answers short and cite the file.";
 const EDITED = editedBigPrompt(MARKDOWN, EDIT);
@@ -155,7 +164,24 @@ describe.runIf(chromiumAvailable())("the dashboard on a 250 KB prompt", () => {
     const before = await sections.locator(".diff-col-before pre").textContent();
     expect(flat(before)).toBe(flat(SECTIONS[1]!.content));
     expect(await sections.locator(".diff-col-after .text-chunk").count()).toBeGreaterThan(20);
+    // Outside the blocks, only stretches shorter than a block (60 lines, text-chunks.ts): the rest is in blocks,
+    // laid out only near the screen. (The common part after the change starts with a newline, and was once
+    // drawn whole: 121 212 characters in one text, laid out at every change of the window's width.)
+    const loose = await sections.locator(".diff-changed pre").evaluateAll((pres) =>
+      pres.flatMap((pre) => {
+        const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+        const multiline: number[] = [];
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const text = (node as Text).data;
+          const lines = text.split("\n").length;
+          if (!node.parentElement?.closest(".text-chunk") && lines > 60) multiline.push(lines);
+        }
+        return multiline;
+      }),
+    );
+    expect(loose).toEqual([]);
     await sections.locator(".diff-col-after ins").first().scrollIntoViewIfNeeded();
+    await settled(page);
     await page.screenshot({ path: join(SCREENSHOTS, "big-prompt-03-diff-change.png") });
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(SCREENSHOTS, "big-prompt-02-diff.png") });
