@@ -147,6 +147,7 @@ async function measure(browser, cookie, base, v1, v2, previewLength, name, warm 
 
 async function main() {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium)`);
+  const loadAtStart = loadavg();
   const dir = mkdtempSync(join(tmpdir(), "promptstore-big-bench-"));
   const server = await startServer(join(dir, "bench.sqlite"), { PROMPTSTORE_DEFAULT_PLAN: "unlimited" });
   const browser = await chromium.launch({
@@ -193,7 +194,7 @@ async function main() {
       `SQLite. The prompt is core's test fixture (\`bigPromptMarkdown()\`: ${Buffer.byteLength(markdown)} bytes, four sections, the`,
       "second about 246 000 characters with headings, lists, code fences and tables); the second version rewrites one",
       `paragraph of it. Page times are the page's own clock from navigation start, ${RUNS} runs, median; the first table is a first visit (a fresh context: the app's code fetched and compiled), the second a returning user.`,
-      `Load average when written: ${loadavg()
+      `Load average at the start: ${loadAtStart.map((l) => l.toFixed(1)).join(", ")}; when written: ${loadavg()
         .map((l) => l.toFixed(1))
         .join(", ")} (other work shares the machine: the small prompt's row below is the yardstick).`,
       `A keystroke is timed by the page's own clock, from the keydown event's time stamp until the frame after it has been`,
