@@ -58,6 +58,25 @@ function editorReady() {
   return (content?.textContent.length ?? 0) > 5;
 }
 
+/**
+ * Times each keystroke by the page's own clock: from the keydown event's time stamp (when the browser took
+ * the key) until the frame that follows it has been drawn (a task queued from that frame's animation
+ * callback runs once it is painted), which is what a person waits for; and until the page is next idle,
+ * which also counts work left for after that frame.
+ */
+function timeKeystrokes() {
+  window.__keystrokes = { frame: [], idle: [] };
+  window.addEventListener(
+    "keydown",
+    (event) => {
+      const pressed = event.timeStamp;
+      requestAnimationFrame(() => setTimeout(() => window.__keystrokes.frame.push(performance.now() - pressed), 0));
+      requestIdleCallback(() => window.__keystrokes.idle.push(performance.now() - pressed));
+    },
+    { capture: true },
+  );
+}
+
 /** Editor open, keystrokes, diff and preview of one prompt; screenshots of the first run go to the temp dir. */
 async function measure(browser, cookie, base, v1, v2, previewLength, name, warm = false) {
   let shared;
@@ -68,6 +87,7 @@ async function measure(browser, cookie, base, v1, v2, previewLength, name, warm 
   }
   const opens = [];
   const keys = [];
+  const idle = [];
   for (let run = 0; run < RUNS; run++) {
     const { page, close, ms } = await load(browser, base, cookie, editorReady, undefined, shared);
     opens.push(ms);
@@ -75,13 +95,16 @@ async function measure(browser, cookie, base, v1, v2, previewLength, name, warm 
       const content = page.getByRole("textbox", { name: "Content of section 2" });
       await content.click();
       await page.keyboard.press("Control+End");
+      await page.evaluate(timeKeystrokes);
       for (let i = 0; i < KEYSTROKES; i++) {
-        const started = performance.now();
         await page.keyboard.press(i % 8 === 7 ? "Space" : "x");
-        // Until the frame after the keystroke is drawn: what a person waits for.
-        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
-        keys.push(performance.now() - started);
+        // One keystroke at a time: the next is sent once the page is idle again.
+        await page.evaluate(() => new Promise((resolve) => requestIdleCallback(() => resolve(), { timeout: 2000 })));
       }
+      const timed = await page.evaluate(() => window.__keystrokes);
+      if (timed.frame.length !== KEYSTROKES) throw new Error(`${timed.frame.length} of ${KEYSTROKES} keystrokes timed`);
+      keys.push(...timed.frame);
+      idle.push(...timed.idle);
       await page.screenshot({ path: join(tmpdir(), `promptstore-bench-${name}-editor.png`) });
     }
     await close();
@@ -119,11 +142,12 @@ async function measure(browser, cookie, base, v1, v2, previewLength, name, warm 
     await close();
   }
   await shared?.close();
-  return { opens, keys, diffs, previews, marked };
+  return { opens, keys, idle, diffs, previews, marked };
 }
 
 async function main() {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium)`);
+  const loadAtStart = loadavg();
   const dir = mkdtempSync(join(tmpdir(), "promptstore-big-bench-"));
   const server = await startServer(join(dir, "bench.sqlite"), { PROMPTSTORE_DEFAULT_PLAN: "unlimited" });
   const browser = await chromium.launch({
@@ -156,7 +180,7 @@ async function main() {
     const promptsUrl = `${server.url}/p/${bootstrap.project.id}/prompts`;
     const big = await measure(browser, cookie, `${promptsUrl}/agent`, v1, v2, markdown.length - 1000, "big");
     const little = await measure(browser, cookie, `${promptsUrl}/small`, s1, s2, 40, "small");
-    const { opens, keys, diffs, previews, marked } = big;
+    const { opens, keys, idle, diffs, previews, marked } = big;
     const bigWarm = await measure(browser, cookie, `${promptsUrl}/agent`, v1, v2, markdown.length - 1000, "big", true);
     const littleWarm = await measure(browser, cookie, `${promptsUrl}/small`, s1, s2, 40, "small", true);
 
@@ -170,16 +194,17 @@ async function main() {
       `SQLite. The prompt is core's test fixture (\`bigPromptMarkdown()\`: ${Buffer.byteLength(markdown)} bytes, four sections, the`,
       "second about 246 000 characters with headings, lists, code fences and tables); the second version rewrites one",
       `paragraph of it. Page times are the page's own clock from navigation start, ${RUNS} runs, median; the first table is a first visit (a fresh context: the app's code fetched and compiled), the second a returning user.`,
-      `Load average when written: ${loadavg()
+      `Load average at the start: ${loadAtStart.map((l) => l.toFixed(1)).join(", ")}; when written: ${loadavg()
         .map((l) => l.toFixed(1))
         .join(", ")} (other work shares the machine: the small prompt's row below is the yardstick).`,
-      `A keystroke is timed from Playwright's key press until the next frame is drawn (${KEYSTROKES} keystrokes at the end of`,
-      "the big section), so it includes two DevTools round trips.",
+      `A keystroke is timed by the page's own clock, from the keydown event's time stamp until the frame after it has been`,
+      `drawn (${KEYSTROKES} keystrokes at the end of the big section, one at a time, each once the page is idle again); "until idle"`,
+      "also counts the work left for after that frame.",
       "",
       "| Target | Reached | |",
       "|---|---|---|",
       `| Editor open (every section's text on screen) < ${OPEN_MS} ms | ${Math.round(median(opens))} ms | ${verdict(median(opens), OPEN_MS)} |`,
-      `| Typing in the 250 KB section < ${KEY_MS} ms a keystroke | median ${Math.round(median(keys))} ms, p95 ${Math.round(p95(keys))} ms, max ${Math.round(Math.max(...keys))} ms | ${verdict(p95(keys), KEY_MS)} |`,
+      `| Typing in the 250 KB section < ${KEY_MS} ms a keystroke | median ${Math.round(median(keys))} ms, p95 ${Math.round(p95(keys))} ms, max ${Math.round(Math.max(...keys))} ms (until idle: median ${Math.round(median(idle))} ms, p95 ${Math.round(p95(idle))} ms) | ${verdict(p95(keys), KEY_MS)} |`,
       `| Side-by-side diff of the two versions on screen < ${OPEN_MS} ms | ${Math.round(median(diffs))} ms (${marked} marked changes) | ${verdict(median(diffs), OPEN_MS)} |`,
       `| Preview (assembled prompt) on screen < ${OPEN_MS} ms | ${Math.round(median(previews))} ms | ${verdict(median(previews), OPEN_MS)} |`,
       "",
@@ -207,6 +232,7 @@ async function main() {
       ...[
         ["Editor open", opens, little.opens],
         ["Keystroke (median)", keys, little.keys],
+        ["Keystroke until idle (median)", idle, little.idle],
         ["Diff on screen", diffs, little.diffs],
         ["Preview on screen", previews, little.previews],
       ].map(

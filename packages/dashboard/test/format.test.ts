@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatSeconds, plural, rangeLabel, savedByLabel, shortHash, timeAgo } from "../src/ui/format";
+import { formatCount, formatSeconds, plural, rangeLabel, savedByLabel, shortHash, timeAgo } from "../src/ui/format";
 
 const now = Date.parse("2025-06-01T12:00:00Z");
 const ago = (seconds: number) => new Date(now - seconds * 1000).toISOString();
@@ -38,6 +38,14 @@ describe("small formats", () => {
     expect(rangeLabel(950, 1000, 1000)).toBe("951–1,000 of 1,000");
     expect(rangeLabel(0, 3, 3)).toBe("1–3 of 3");
     expect(rangeLabel(0, 0, 0)).toBe("0 of 0");
+  });
+
+  it("groups counts as en-US does, without making a NumberFormat for whole numbers", () => {
+    const intl = new Intl.NumberFormat("en-US");
+    const samples = [0, 7, 999, 1000, 1234, 12345, 999999, 1000000, 1234567890, -1, -1000, -987654, 2 ** 53 - 1];
+    expect(samples.map(formatCount)).toEqual(samples.map((n) => intl.format(n)));
+    expect(formatCount(1234567)).toBe("1,234,567");
+    expect(formatCount(1234.5)).toBe("1,234.5");
   });
 
   it("says who saved a version", () => {

@@ -1,27 +1,54 @@
-import { lazy } from "react";
+import type { ComponentType } from "react";
 import { createBrowserRouter, Navigate, Outlet, ScrollRestoration } from "react-router";
 import { onUnauthorized } from "../api/query-client";
 import { SignIn } from "../auth/SignIn";
 import { PromptList } from "../prompts/PromptList";
 import { NotFound } from "../shell/NotFound";
+import { Loading } from "../ui/States";
 import { Home } from "./Home";
 import { Layout } from "./Layout";
 import { ProjectLayout } from "./ProjectLayout";
+import {
+  prefetchEditor,
+  prefetchHistory,
+  prefetchPreview,
+  prefetchPrompt,
+  prefetchPromptList,
+  prefetchSession,
+} from "./prefetch";
 import { RequireSession } from "./RequireSession";
 import { RouteError } from "./RouteError";
 
-// The first screens (sign in, the prompt list) are in the entry chunk; everything else loads on the way,
-// so CodeMirror and jsdiff are fetched only when the editor or the history opens.
-const Account = lazy(() => import("../auth/Account"));
-const NewPrompt = lazy(() => import("../prompts/NewPrompt"));
-const PromptPage = lazy(() => import("../editor/PromptPage"));
-const Editor = lazy(() => import("../editor/Editor"));
-const History = lazy(() => import("../history/History"));
-const Preview = lazy(() => import("../preview/Preview"));
-const Settings = lazy(() => import("../settings/Settings"));
-const Audit = lazy(() => import("../settings/Audit"));
-const Releases = lazy(() => import("../releases/Releases"));
-const AcceptInvitation = lazy(() => import("../auth/AcceptInvitation"));
+interface Screen {
+  default: ComponentType;
+  /** Fetches the lazy parts the screen shows at once (CodeMirror, the diff, the playground). */
+  preload?: () => Promise<unknown>;
+}
+
+/**
+ * The first screens (sign in, the prompt list) are in the entry chunk; every other one is a route's `lazy`:
+ * the router fetches the code of all the routes of an address at once, with their loaders (which start the
+ * screen's requests, ./prefetch.ts), and renders when it has it. (As `React.lazy` components, each level
+ * showed a Suspense fallback, and React holds content back for 300 ms after a fallback: the editor's
+ * address waited twice that, whatever the prompt's size.) `also` names the chunks of the screen's lazy
+ * parts, fetched beside its own rather than after it.
+ */
+function screen(load: () => Promise<Screen>, ...also: (() => Promise<unknown>)[]) {
+  return async () => {
+    const [module] = await Promise.all([load(), ...also.map((fetch) => fetch())]);
+    await module.preload?.();
+    return { Component: module.default };
+  };
+}
+
+/** What shows while the first screen's code comes (the same as while the session is read). */
+function BootFallback() {
+  return (
+    <div className="auth-page" aria-busy="true">
+      <Loading />
+    </div>
+  );
+}
 
 function Root() {
   return (
@@ -36,10 +63,12 @@ export const router = createBrowserRouter([
   {
     element: <Root />,
     errorElement: <RouteError />,
+    loader: prefetchSession,
+    hydrateFallbackElement: <BootFallback />,
     children: [
       { path: "sign-in", element: <SignIn /> },
       // Outside RequireSession: whoever opens the link may not have an account yet.
-      { path: "invite", element: <AcceptInvitation /> },
+      { path: "invite", lazy: screen(() => import("../auth/AcceptInvitation")) },
       {
         element: <RequireSession />,
         children: [
@@ -47,26 +76,42 @@ export const router = createBrowserRouter([
             element: <Layout />,
             children: [
               { index: true, element: <Home /> },
-              { path: "account", element: <Account /> },
+              { path: "account", lazy: screen(() => import("../auth/Account")) },
               {
                 path: "p/:projectId",
                 element: <ProjectLayout />,
                 children: [
                   { index: true, element: <Navigate to="prompts" replace /> },
-                  { path: "prompts", element: <PromptList /> },
-                  { path: "prompts/new", element: <NewPrompt /> },
+                  { path: "prompts", element: <PromptList />, loader: prefetchPromptList },
+                  { path: "prompts/new", lazy: screen(() => import("../prompts/NewPrompt")) },
                   {
                     path: "prompts/:promptId",
-                    element: <PromptPage />,
+                    lazy: screen(() => import("../editor/PromptPage")),
+                    loader: prefetchPrompt,
                     children: [
-                      { index: true, element: <Editor /> },
-                      { path: "history", element: <History /> },
-                      { path: "preview", element: <Preview /> },
+                      {
+                        index: true,
+                        lazy: screen(
+                          () => import("../editor/Editor"),
+                          () => import("../editor/CodeEditor"),
+                          () => import("../playground/Playground"),
+                        ),
+                        loader: prefetchEditor,
+                      },
+                      {
+                        path: "history",
+                        lazy: screen(
+                          () => import("../history/History"),
+                          () => import("../history/DiffView"),
+                        ),
+                        loader: prefetchHistory,
+                      },
+                      { path: "preview", lazy: screen(() => import("../preview/Preview")), loader: prefetchPreview },
                     ],
                   },
-                  { path: "releases", element: <Releases /> },
-                  { path: "settings", element: <Settings /> },
-                  { path: "audit", element: <Audit /> },
+                  { path: "releases", lazy: screen(() => import("../releases/Releases")) },
+                  { path: "settings", lazy: screen(() => import("../settings/Settings")) },
+                  { path: "audit", lazy: screen(() => import("../settings/Audit")) },
                   { path: "*", element: <NotFound /> },
                 ],
               },

@@ -84,7 +84,9 @@ function languageOf(language: CodeEditorProps["language"]): Extension {
 }
 
 function ariaAttributes(props: Pick<CodeEditorProps, "label" | "description" | "invalid" | "readOnly">) {
-  const attributes: Record<string, string> = { "aria-label": props.label, "aria-multiline": "true" };
+  // tabindex: a long text scrolls inside the editor, and a scrolling region must be reachable by keyboard
+  // (axe: scrollable-region-focusable); a contenteditable alone does not count as focusable to axe.
+  const attributes: Record<string, string> = { "aria-label": props.label, "aria-multiline": "true", tabindex: "0" };
   if (props.description) attributes["aria-description"] = props.description;
   if (props.invalid) attributes["aria-invalid"] = "true";
   if (props.readOnly) attributes["aria-readonly"] = "true";
@@ -110,8 +112,10 @@ export default function CodeEditor(props: CodeEditorProps) {
    * The texts handed to onChange that React has not yet rendered back as `value`. A render can lag behind
    * typing (a busy page: the playground re-renders with every keystroke), and then brings back an older
    * text of our own: that is an echo, not a reset, and must not overwrite what was typed since.
+   * A list, not a set: a set hashes each text, all 250 KB of it at every keystroke, where comparing the same
+   * string object back costs nothing.
    */
-  const emitted = useRef(new Set<string>());
+  const emitted = useRef<string[]>([]);
   const lastEmitted = useRef<string | null>(null);
   const dynamic = useRef(new Compartment());
   const attributes = ariaAttributes(props);
@@ -144,7 +148,7 @@ export default function CodeEditor(props: CodeEditorProps) {
           EditorView.updateListener.of((update) => {
             if (update.docChanged) {
               const text = update.state.doc.toString();
-              emitted.current.add(text);
+              emitted.current.push(text);
               lastEmitted.current = text;
               onChange.current(text);
             }
@@ -163,13 +167,13 @@ export default function CodeEditor(props: CodeEditorProps) {
   // A value set from outside (reset, load) replaces the document; typing does not come back through here.
   useEffect(() => {
     const editor = view.current;
-    if (emitted.current.has(value)) {
+    if (emitted.current.includes(value)) {
       // Typing coming back, perhaps late: once the latest text is back, nothing older is still on its way.
       // (The same string object comes back: comparing it costs nothing, even for a 250 KB section.)
-      if (value === lastEmitted.current) emitted.current.clear();
+      if (value === lastEmitted.current) emitted.current = [];
       return;
     }
-    emitted.current.clear();
+    emitted.current = [];
     if (editor && editor.state.doc.toString() !== value) {
       editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } });
     }

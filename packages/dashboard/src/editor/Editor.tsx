@@ -2,7 +2,7 @@ import { can } from "@promptstore/core/permissions";
 import { saveVersionBody } from "@promptstore/core/schemas";
 import type { PromptView } from "@promptstore/core/views";
 import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, lazy, Suspense, useId, useMemo, useRef, useState } from "react";
+import { type FormEvent, memo, Suspense, useId, useMemo, useRef, useState } from "react";
 import { useLocation, useParams } from "react-router";
 import { isApiError } from "../api/client";
 import { type FieldError, sectionField, unplacedErrors } from "../api/errors";
@@ -14,9 +14,11 @@ import { useProject } from "../shell/session";
 import { ConfirmDialog } from "../ui/Dialog";
 import { FormAlert } from "../ui/Field";
 import { shortHash } from "../ui/format";
+import { preloadable } from "../ui/preloadable";
 import { ErrorState, errorText, Loading } from "../ui/States";
 import { DetailsCard } from "./DetailsCard";
 import { useDraftRescue, useLeaveGuard } from "./editor-hooks";
+import { preloadCodeEditor } from "./LazyCodeEditor";
 import { ModelSettingsCard } from "./ModelSettingsCard";
 import { checkModel, modelText } from "./model-settings";
 import { peekDraft } from "./rescue";
@@ -25,8 +27,12 @@ import { SectionList } from "./SectionList";
 import { ToolsCard } from "./ToolsCard";
 import { checkTools, toolsText } from "./tools";
 
-// The playground (its streaming, examples and forms) loads after the editor, in a chunk of its own.
-const Playground = lazy(() => import("../playground/Playground"));
+// The playground (its streaming, examples and forms) is a chunk of its own. Memo: it renders again when the
+// draft changes, not with every render of the form (typing the change message, say).
+const Playground = memo(preloadable(() => import("../playground/Playground")));
+
+/** The parts this screen shows at once, fetched by the router with its code. */
+export const preload = () => Promise.all([preloadCodeEditor(), Playground.type.preload()]);
 
 /** The Edit tab: edits a copy of the latest version and saves it as a new one. */
 export default function Editor() {

@@ -146,15 +146,20 @@ function Side({ parts, side, text }: { parts: TextPart[] | null; side: "before" 
       </pre>
     );
   }
+  // Whether what this side has drawn so far ends with a newline (FlowingText keeps the blank line after it).
+  let afterBreak = false;
   return (
     <pre className="diff-text">
       {parts.map((part, i) => {
+        if ((part.added && side !== "after") || (part.removed && side !== "before")) return null;
+        const breakBefore = afterBreak;
+        afterBreak = part.value.endsWith("\n");
         // biome-ignore-start lint/suspicious/noArrayIndexKey: parts have no identity but their place
-        if (part.added) return side === "after" ? <ins key={i}>{part.value}</ins> : null;
-        if (part.removed) return side === "before" ? <del key={i}>{part.value}</del> : null;
+        if (part.added) return <ins key={i}>{part.value}</ins>;
+        if (part.removed) return <del key={i}>{part.value}</del>;
         return (
           <span key={i}>
-            <FlowingText text={part.value} />
+            <FlowingText text={part.value} afterBreak={breakBefore} />
           </span>
         );
         // biome-ignore-end lint/suspicious/noArrayIndexKey: parts have no identity but their place

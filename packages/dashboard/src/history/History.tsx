@@ -1,7 +1,7 @@
 import { labelNameProblem, PRODUCTION } from "@promptstore/core/labels";
 import { can } from "@promptstore/core/permissions";
 import { useQuery } from "@tanstack/react-query";
-import { lazy, Suspense, useId, useState } from "react";
+import { Suspense, useId, useState } from "react";
 import { useParams, useSearchParams } from "react-router";
 import { versionsQuery } from "../api/queries";
 import { labelSettingsQuery, useRemoveLabel } from "../api/release-queries";
@@ -13,14 +13,16 @@ import { LabelBadge } from "../ui/LabelBadge";
 import { labelEntries } from "../ui/labels";
 import { EmptyState, ErrorState, errorText, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
+import { comparedVersions } from "./compared";
 import { type LabelAction, LabelDialog } from "./LabelDialog";
 import { LabelsCard } from "./LabelsCard";
+import { LazyDiffView } from "./LazyDiffView";
 import { PublishDialog } from "./PublishDialog";
 import { publishKind, type Version } from "./versions";
 import "./history.css";
 
-// jsdiff comes with the diff, not with the list of versions.
-const DiffView = lazy(() => import("./DiffView"));
+/** The parts this screen shows at once, fetched by the router with its code. */
+export const preload = () => LazyDiffView.preload();
 
 const FIRST_ROWS = 50;
 
@@ -63,10 +65,7 @@ export default function History() {
   };
   const shown = showAll ? versions : versions.slice(0, FIRST_ROWS);
 
-  const inList = (hash: string | null) => (hash && versions.some((v) => v.version === hash) ? hash : null);
-  const defaultFrom = production && production !== latest ? production : (versions[1]?.version ?? null);
-  const to = inList(params.get("to")) ?? latest;
-  const from = inList(params.get("from")) ?? defaultFrom;
+  const { from, to } = comparedVersions(list.data, params);
   const select = (key: "from" | "to", value: string) => {
     const next = new URLSearchParams(params);
     next.set(key, value);
@@ -287,7 +286,7 @@ export default function History() {
           </EmptyState>
         ) : (
           <Suspense fallback={<Loading label="Loading the comparison…" />}>
-            <DiffView projectId={projectId} promptId={promptId} from={from} to={to} />
+            <LazyDiffView projectId={projectId} promptId={promptId} from={from} to={to} />
           </Suspense>
         )}
       </section>

@@ -1,7 +1,7 @@
 import { can } from "@promptstore/core/permissions";
 import { extractVariables } from "@promptstore/core/variables";
 import { useQuery } from "@tanstack/react-query";
-import { useId, useState } from "react";
+import { useEffect, useId, useMemo, useState } from "react";
 import { Link } from "react-router";
 import { connectionsQuery } from "../api/connection-queries";
 import type { FieldError } from "../api/errors";
@@ -109,6 +109,20 @@ interface Side {
   earlier: ChatMessage[];
 }
 
+/** How long the draft must stay unchanged before its variables are read again. */
+const VARIABLES_AFTER_MS = 250;
+
+/** `value` once it has stayed the same for `ms`; the first value at once. */
+function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    if (Object.is(value, settled)) return;
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, settled, ms]);
+  return settled;
+}
+
 function Bench({
   projectId,
   promptId,
@@ -153,12 +167,15 @@ function Bench({
     ...promptViewQuery(projectId, promptId, b?.target.kind === "ref" ? b.target.ref : "latest", false),
     enabled: b?.target.kind === "ref",
   });
+  // The draft's variables scan its whole text (a quarter of a megabyte for a big prompt): once typing pauses,
+  // not at every keystroke. A run sends the draft as it is at that moment.
+  const settled = useSettled(draft, VARIABLES_AFTER_MS);
+  const draftVariables = useMemo(() => (settled ? extractVariables(settled.sections) : []), [settled]);
   const variablesOf = (target: Target | undefined, view: typeof viewA): string[] => {
     if (!target) return [];
-    if (target.kind === "draft") return draft ? extractVariables(draft.sections) : [];
+    if (target.kind === "draft") return draftVariables;
     return view.data?.variables ?? [];
   };
-  // Cheap enough to work out at each render: a handful of sections and names.
   const names = [...new Set([...variablesOf(a.target, viewA), ...variablesOf(b?.target, viewB)])];
   const settingsA: ModelSettings | null =
     a.target.kind === "draft"

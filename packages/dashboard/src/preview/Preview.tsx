@@ -8,6 +8,7 @@ import { CopyButton } from "../ui/CopyButton";
 import { Field } from "../ui/Field";
 import { shortHash } from "../ui/format";
 import { ErrorState, Loading } from "../ui/States";
+import { shownVersion } from "./shown-version";
 import { curlSnippet, fetchSnippet, pythonSnippet, sdkSnippet } from "./snippets";
 import "./preview.css";
 
@@ -17,7 +18,6 @@ export default function Preview() {
   const [params, setParams] = useSearchParams();
   const versions = useQuery(versionsQuery(projectId, promptId));
   const versionId = useId();
-  const guard = params.get("guard") !== "false";
   const set = (key: string, value: string | null) => {
     const next = new URLSearchParams(params);
     if (value === null) next.delete(key);
@@ -28,13 +28,7 @@ export default function Preview() {
   if (versions.isPending) return <Loading label="Loading the versions…" />;
   if (versions.isError) return <ErrorState error={versions.error} onRetry={() => versions.refetch()} />;
   const list = versions.data;
-  const requested = params.get("version");
-  const usable =
-    requested === "latest" ||
-    (requested === "production" && list.production_version !== null) ||
-    list.versions.some((v) => v.version === requested);
-  // Production by default, as applications read it; latest while nothing is published.
-  const version = requested && usable ? requested : list.production_version ? "production" : "latest";
+  const { version, guard } = shownVersion(list, params);
 
   return (
     <div className="preview">

@@ -1,8 +1,9 @@
 import { can } from "@promptstore/core/permissions";
 import { useQuery } from "@tanstack/react-query";
-import { lazy, type ReactNode, Suspense, useId, useState } from "react";
+import { type ReactNode, Suspense, useId, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { type Release, type ReleaseStatus, releasesQuery, useDecideRelease } from "../api/release-queries";
+import { LazyDiffView } from "../history/LazyDiffView";
 import { useProject } from "../shell/session";
 import { Field } from "../ui/Field";
 import { plural, savedByLabel, shortHash } from "../ui/format";
@@ -12,9 +13,6 @@ import { TimeAgo } from "../ui/TimeAgo";
 import { ReleaseExamples } from "./ReleaseExamples";
 import "../history/history.css";
 import "./releases.css";
-
-// jsdiff comes with the first diff shown, as on the History tab.
-const DiffView = lazy(() => import("../history/DiffView"));
 
 const FILTERS = [
   { value: "pending", label: "Pending" },
@@ -223,7 +221,7 @@ function ReleaseItem({
           </p>
         ) : showDiff ? (
           <Suspense fallback={<Loading label="Loading the comparison…" />}>
-            <DiffView
+            <LazyDiffView
               projectId={projectId}
               promptId={release.prompt_id}
               from={release.from_version}

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { textChunks } from "./text-chunks";
+import { flowingParts, textChunks } from "./text-chunks";
 
 /** Text inside a `<pre>`, drawn block by block (see text-chunks.ts); `mark` renders each block's text. */
 export function ChunkedText({ text, mark = (t) => t }: { text: string; mark?: (text: string) => ReactNode }) {
@@ -17,19 +17,15 @@ export function ChunkedText({ text, mark = (t) => t }: { text: string; mark?: (t
   );
 }
 
-/**
- * A stretch of text that flows with its neighbours (a diff's common part between marked words): its
- * first and last lines stay inline, the lines between are drawn as blocks.
- */
-export function FlowingText({ text }: { text: string }) {
-  const first = text.indexOf("\n");
-  const last = text.lastIndexOf("\n");
-  if (first <= 0 || last <= first || textChunks(text.slice(first + 1, last)).length === 1) return <>{text}</>;
+/** A stretch of text that flows with its neighbours (a diff's common part): see `flowingParts`. */
+export function FlowingText({ text, afterBreak = false }: { text: string; afterBreak?: boolean }) {
+  const parts = flowingParts(text, afterBreak);
+  if (!parts) return <>{text}</>;
   return (
     <>
-      {text.slice(0, first)}
-      <ChunkedText text={text.slice(first + 1, last)} />
-      {last + 1 < text.length ? text.slice(last + 1) : null}
+      {parts.head}
+      <ChunkedText text={parts.middle} />
+      {parts.tail === "" ? null : parts.tail}
     </>
   );
 }

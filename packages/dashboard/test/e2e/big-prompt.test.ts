@@ -1,7 +1,8 @@
 /**
  * A 250 KB system prompt in the dashboard, in Debian's Chromium against the real binary: the editor opens
  * it, takes an edit at the end of the big section and saves it byte for byte; the history shows the one
- * changed paragraph side by side; the preview shows the whole assembled text. Screenshots of each.
+ * changed paragraph side by side; the preview shows the whole assembled text. Screenshots of each, and of the
+ * editor at phone width and in dark.
  */
 import { join } from "node:path";
 import { assemble } from "@promptstore/core/assemble";
@@ -24,6 +25,15 @@ import {
 } from "./harness.js";
 
 const MARKDOWN = bigPromptMarkdown();
+
+/**
+ * After a jump in scrolling: blocks of text (content-visibility: auto) that came on screen are drawn from the
+ * frame after the one that finds them there, so a picture taken at once shows them empty.
+ */
+const settled = (page: Page) =>
+  page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
 const SECTIONS = markdownToSections(MARKDOWN);
 const EDIT = "Rewritten: keep answers short and cite the file.";
 const EDITED = editedBigPrompt(MARKDOWN, EDIT);
@@ -33,6 +43,7 @@ describe.runIf(chromiumAvailable())("the dashboard on a 250 KB prompt", () => {
   let browser: Browser;
   let page: Page;
   let problems: string[];
+  let cookie: string;
   const versions: string[] = [];
   const base = () => `${server.url}/p/${server.projectId}/prompts/agent`;
 
@@ -47,7 +58,7 @@ describe.runIf(chromiumAvailable())("the dashboard on a 250 KB prompt", () => {
     versions.push(created.body.data.version);
     const saved = await rest(server, "PUT", "/api/v2/prompts/agent", server.key, { markdown: EDITED });
     versions.push(saved.body.data.version);
-    const cookie = await ownerSession(server, "a passphrase of my own");
+    cookie = await ownerSession(server, "a passphrase of my own");
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: VIEWPORTS.laptop, colorScheme: "light" });
     await context.addCookies([{ name: "ps_session", value: cookie, url: server.url }]);
@@ -92,6 +103,51 @@ describe.runIf(chromiumAvailable())("the dashboard on a 250 KB prompt", () => {
     expect(problems).toEqual([]);
   });
 
+  // The same editor in dark and at phone width: the start of the big section on screen, then its last line
+  // after Ctrl+End, each screen checked by axe.
+  for (const [viewport, scheme] of [
+    ["phone", "light"],
+    ["laptop", "dark"],
+    ["phone", "dark"],
+  ] as const) {
+    it(`opens the editor on it at ${viewport} width, ${scheme}, and goes to the end of the big section`, async () => {
+      const latest = (await rest(server, "GET", "/api/v2/prompts/agent?version=latest&guard=false")).body.data;
+      const content: string = latest.sections[1].content;
+      const context = await browser.newContext({ viewport: VIEWPORTS[viewport], colorScheme: scheme });
+      await context.addCookies([{ name: "ps_session", value: cookie, url: server.url }]);
+      const opened = await openPage(context);
+      const big = opened.page.getByRole("textbox", { name: "Content of section 2" });
+      await opened.page.goto(base());
+      await expect
+        .poll(() => big.locator(".cm-line").first().textContent(), { timeout: 30_000 })
+        .toBe(content.split("\n")[0]);
+      await screenshot(opened.page, `big-prompt-05-editor-${viewport}-${scheme}`);
+      await expectAccessible(opened.page, `big-prompt-editor-${viewport}-${scheme}`);
+      // Scrolled to by the page, as a reader does: CodeMirror draws only the lines near the window, so the
+      // full-page picture above shows the big section's box empty below its first lines. Here its lines fill it.
+      await big.scrollIntoViewIfNeeded();
+      await expect
+        .poll(() =>
+          big.evaluate((content) => {
+            const scroller = (content.closest(".cm-scroller") as HTMLElement).getBoundingClientRect();
+            const lines = [...content.querySelectorAll(".cm-line")].map((l) => l.getBoundingClientRect().bottom);
+            return Math.max(...lines) >= scroller.bottom;
+          }),
+        )
+        .toBe(true);
+      await opened.page.screenshot({
+        path: join(SCREENSHOTS, `big-prompt-05-editor-in-view-${viewport}-${scheme}.png`),
+      });
+      await big.click();
+      await opened.page.keyboard.press("ControlOrMeta+End");
+      await expect.poll(() => big.locator(".cm-line").last().textContent()).toBe(content.split("\n").at(-1));
+      await opened.page.screenshot({ path: join(SCREENSHOTS, `big-prompt-06-editor-end-${viewport}-${scheme}.png`) });
+      await expectAccessible(opened.page, `big-prompt-editor-end-${viewport}-${scheme}`);
+      expect(opened.problems).toEqual([]);
+      await context.close();
+    }, 60_000);
+  }
+
   it("shows the one changed paragraph of the history side by side", async () => {
     await page.goto(`${base()}/history?from=${versions[0]}&to=${versions[1]}`);
     const sections = page.getByRole("list", { name: "Sections" });
@@ -108,7 +164,24 @@ describe.runIf(chromiumAvailable())("the dashboard on a 250 KB prompt", () => {
     const before = await sections.locator(".diff-col-before pre").textContent();
     expect(flat(before)).toBe(flat(SECTIONS[1]!.content));
     expect(await sections.locator(".diff-col-after .text-chunk").count()).toBeGreaterThan(20);
+    // Outside the blocks, only stretches shorter than a block (60 lines, text-chunks.ts): the rest is in blocks,
+    // laid out only near the screen. (The common part after the change starts with a newline, and was once
+    // drawn whole: 121 212 characters in one text, laid out at every change of the window's width.)
+    const loose = await sections.locator(".diff-changed pre").evaluateAll((pres) =>
+      pres.flatMap((pre) => {
+        const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+        const multiline: number[] = [];
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const text = (node as Text).data;
+          const lines = text.split("\n").length;
+          if (!node.parentElement?.closest(".text-chunk") && lines > 60) multiline.push(lines);
+        }
+        return multiline;
+      }),
+    );
+    expect(loose).toEqual([]);
     await sections.locator(".diff-col-after ins").first().scrollIntoViewIfNeeded();
+    await settled(page);
     await page.screenshot({ path: join(SCREENSHOTS, "big-prompt-03-diff-change.png") });
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(SCREENSHOTS, "big-prompt-02-diff.png") });
