@@ -101,6 +101,8 @@ export interface DashboardPromptList {
 
 /** A page of the dashboard's list holds at most this many prompts. */
 export const PROMPT_PAGE_MAX = 100;
+/** The longest search of the dashboard's list, in characters. */
+export const PROMPT_SEARCH_MAX = 200;
 
 const pageNumber = (what: string, max: number) =>
   z.coerce
@@ -116,7 +118,7 @@ const pageNumber = (what: string, max: number) =>
  * project of 100 000 prompts needs, where the whole list is 40 MB. Without any of them the whole list is sent.
  */
 export const promptPageQuery = z.object({
-  q: text().max(200, "must be at most 200 characters").optional(),
+  q: text().max(PROMPT_SEARCH_MAX, `must be at most ${PROMPT_SEARCH_MAX} characters`).optional(),
   page: pageNumber("Page number, from 1", 1_000_000),
   per_page: pageNumber(`Prompts per page, 1-${PROMPT_PAGE_MAX}`, PROMPT_PAGE_MAX),
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { byLabelOrder, labelEntries, labelsInUse } from "../src/ui/labels";
+import { byLabelOrder, labelColumns, labelEntries } from "../src/ui/labels";
 
 describe("labels in the order the screens show them", () => {
   it("puts production first, then the others by name", () => {
@@ -11,10 +11,13 @@ describe("labels in the order the screens show them", () => {
     ]);
   });
 
-  it("lists the labels in use as columns, production left out (it has its own)", () => {
-    expect(
-      labelsInUse([{ labels: { production: "a", staging: "b" } }, { labels: { canary: "c" } }, { labels: {} }, {}]),
-    ).toEqual(["canary", "staging"]);
+  it("makes the labels in use columns, production left out (it has its own), in the screens' order", () => {
+    // As the server may send them (SQLite orders by bytes; PostgreSQL by its collation): the screens' order wins.
+    const inUse = ["eu-west", "eu2", "eu_west", "production", "staging"];
+    expect(labelColumns(inUse)).toEqual(["eu_west", "eu-west", "eu2", "staging"]);
+    // The names it was given are left as they were.
+    expect(inUse).toEqual(["eu-west", "eu2", "eu_west", "production", "staging"]);
+    expect(labelColumns([])).toEqual([]);
   });
 
   it("gives a prompt's labels as pairs, production first", () => {

@@ -9,7 +9,7 @@ import type { AuditPage } from "@promptstore/core/audit";
 import type {
   ApiKeyView,
   ChangePasswordBody,
-  DashboardPromptList,
+  DashboardPromptPage,
   MemberView,
   ProjectSummary,
   Role,
@@ -33,6 +33,14 @@ import { ApiError, del, get, patch, path, post, put, setCsrfToken } from "./clie
 export const keys = {
   session: ["session"] as const,
   prompts: (projectId: string) => ["projects", projectId, "prompts"] as const,
+  /**
+   * Every page of the list, under the project's prompts (so whatever refreshes those refreshes them) but
+   * apart from each prompt's views: an object where those hold a prompt's id, so this prefix matches the
+   * pages alone.
+   */
+  promptPages: (projectId: string) => ["projects", projectId, "prompts", { list: "pages" }] as const,
+  promptPage: (projectId: string, q: string, page: number, perPage: number) =>
+    ["projects", projectId, "prompts", { list: "pages", q, page, per_page: perPage }] as const,
   prompt: (projectId: string, promptId: string) => ["projects", projectId, "prompts", promptId] as const,
   promptView: (projectId: string, promptId: string, version: string, guard: boolean) =>
     ["projects", projectId, "prompts", promptId, "view", version, guard] as const,
@@ -69,10 +77,17 @@ export const sessionQuery = queryOptions({
   staleTime: 5 * 60_000,
 });
 
-export const promptListQuery = (projectId: string) =>
+/**
+ * One page of the list among the prompts whose name or id holds `q` ("" for all), searched and counted by the
+ * server (core's `matchesSearch`): a project of 100 000 prompts is 40 MB as a whole list.
+ */
+export const promptPageQuery = (projectId: string, q: string, page: number, perPage: number) =>
   queryOptions({
-    queryKey: keys.prompts(projectId),
-    queryFn: () => get<DashboardPromptList>(`${projectPath(projectId)}/prompts`),
+    queryKey: keys.promptPage(projectId, q, page, perPage),
+    queryFn: () =>
+      get<DashboardPromptPage>(
+        `${projectPath(projectId)}/prompts?${new URLSearchParams({ q, page: String(page), per_page: String(perPage) }).toString()}`,
+      ),
   });
 
 export const promptViewQuery = (projectId: string, promptId: string, version: string, guard: boolean) =>
@@ -210,7 +225,7 @@ export function useDeletePrompt(projectId: string) {
     mutationFn: (promptId: string) => del<DeletedPrompt>(promptPath(projectId, promptId)),
     onSuccess: (deleted) => {
       client.removeQueries({ queryKey: keys.prompt(projectId, deleted.id) });
-      return client.invalidateQueries({ queryKey: keys.prompts(projectId), exact: true });
+      return client.invalidateQueries({ queryKey: keys.promptPages(projectId) });
     },
   });
 }

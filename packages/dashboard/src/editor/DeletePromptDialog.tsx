@@ -59,7 +59,7 @@ export function DeletePromptDialog({ projectId, prompt, onClose }: DeletePromptD
   const gone = remove.isError && isApiError(remove.error) && remove.error.status === 404;
   const backToList = () => {
     client.removeQueries({ queryKey: keys.prompt(projectId, prompt.id) });
-    void client.invalidateQueries({ queryKey: keys.prompts(projectId), exact: true });
+    void client.invalidateQueries({ queryKey: keys.promptPages(projectId) });
     leave(`“${prompt.name}” (${prompt.id}) had already been deleted.`);
   };
 

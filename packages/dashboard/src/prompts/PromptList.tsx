@@ -1,52 +1,74 @@
-import type { DashboardPromptList } from "@promptstore/core/dashboard";
+import { type DashboardPromptPage, PROMPT_SEARCH_MAX } from "@promptstore/core/dashboard";
 import { can } from "@promptstore/core/permissions";
-import { useQuery } from "@tanstack/react-query";
-import { type ReactNode, useDeferredValue, useId, useMemo } from "react";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { type ReactNode, useEffect, useId, useMemo, useState } from "react";
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from "react-router";
-import { promptListQuery } from "../api/queries";
+import { promptPageQuery } from "../api/queries";
 import { useProject } from "../shell/session";
 import { formatCount, plural, rangeLabel, shortHash } from "../ui/format";
-import { labelsInUse } from "../ui/labels";
+import { labelColumns as columnsOf } from "../ui/labels";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
+import { PAGE_SIZE, pageCount, pageParam, pageValue } from "./paging";
+import { useSentSearch } from "./useSentSearch";
 import "./prompts.css";
 
-export const PAGE_SIZE = 50;
 const VISIBLE_VARIABLES = 6;
 
-type Item = DashboardPromptList["prompts"][number];
+type Item = DashboardPromptPage["prompts"][number];
 
-/** Name and id, case-insensitively: what a person remembers of a prompt. */
-export function matches(prompt: { id: string; name: string }, query: string): boolean {
-  const q = query.trim().toLowerCase();
-  return q === "" || prompt.name.toLowerCase().includes(q) || prompt.id.toLowerCase().includes(q);
-}
+/** Marks an address the list wrote itself (the search typed, a page turned): its search box shows it already. */
+const FROM_LIST = "fromPromptList";
+type ListState = { [FROM_LIST]?: true };
 
+/**
+ * The project's prompts, a page at a time, searched by name or id. The server searches, counts and pages
+ * (a project may hold 100 000 prompts); the screen asks for one page of one search, keeps showing the last
+ * answer while the next is on its way, and sends the search text once typing pauses.
+ */
 export function PromptList() {
   const { projectId = "" } = useParams();
   const context = useProject();
   const navigate = useNavigate();
   const location = useLocation();
   const [params, setParams] = useSearchParams();
-  const list = useQuery(promptListQuery(projectId));
   // What the screen that sent us here did (a deletion).
   const notice = (location.state as { notice?: unknown } | null)?.notice;
   const searchId = useId();
   const query = params.get("q") ?? "";
-  const deferredQuery = useDeferredValue(query);
-  const role = list.data?.role ?? context?.role ?? "viewer";
+  // The search box's text is the screen's own, written to the address as it changes. Not read back from the
+  // address: the router applies a navigation in a transition, and a controlled input given the address's
+  // older text between two quick keystrokes loses what was typed. An address the list did not write (a link,
+  // Back) replaces the text.
+  const [text, setText] = useState(query);
+  const [seenLocation, setSeenLocation] = useState(location.key);
+  if (location.key !== seenLocation) {
+    setSeenLocation(location.key);
+    if (!(location.state as ListState | null)?.[FROM_LIST] && query !== text) setText(query);
+  }
+  const requestedPage = pageParam(params.get("page"));
+  // What the server is asked: the text as typed, trimmed, and no longer than it answers.
+  const sent = useSentSearch(text.trim().slice(0, PROMPT_SEARCH_MAX).trim(), requestedPage);
+  const list = useQuery({
+    ...promptPageQuery(projectId, sent.q, sent.page, PAGE_SIZE),
+    // The previous page or search stays on screen (marked busy) until the next one answers: no flash of
+    // "Loading" at each keystroke or page.
+    placeholderData: keepPreviousData,
+  });
+  const data = list.data;
+  const role = data?.role ?? context?.role ?? "viewer";
   const canWrite = can(role, "write");
 
-  const filtered = useMemo(
-    () => (list.data ? list.data.prompts.filter((p) => matches(p, deferredQuery)) : []),
-    [list.data, deferredQuery],
-  );
   // A column per label in use in the project (production has its own).
-  const labelColumns = useMemo(() => labelsInUse(list.data?.prompts ?? []), [list.data]);
-  const pages = Math.max(1, Math.ceil(filtered.length / PAGE_SIZE));
-  const page = Math.min(Math.max(1, Number(params.get("page")) || 1), pages);
-  const start = (page - 1) * PAGE_SIZE;
-  const visible = filtered.slice(start, start + PAGE_SIZE);
+  const labelColumns = useMemo(() => columnsOf(data?.labels ?? []), [data?.labels]);
+  const total = data?.total ?? 0;
+  const matching = data?.matching ?? 0;
+  const pages = pageCount(matching);
+  const shownPage = data?.page ?? 1;
+  const start = (shownPage - 1) * PAGE_SIZE;
+  const visible = data?.prompts ?? [];
+  // Fewer prompts than the address's page needs (some were deleted, or an old link): the last page instead.
+  const pastTheEnd = data !== undefined && !list.isPlaceholderData && visible.length === 0 && shownPage > pages;
 
   const update = (changes: Record<string, string | null>) => {
     const next = new URLSearchParams(params);
@@ -54,8 +76,21 @@ export function PromptList() {
       if (value === null || value === "") next.delete(key);
       else next.set(key, value);
     }
-    setParams(next, { replace: true });
+    setParams(next, { replace: true, state: { [FROM_LIST]: true } satisfies ListState });
   };
+  useEffect(() => {
+    if (!pastTheEnd) return;
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        const last = pageValue(pages);
+        if (last === null) next.delete("page");
+        else next.set("page", last);
+        return next;
+      },
+      { replace: true, state: { [FROM_LIST]: true } satisfies ListState },
+    );
+  }, [pastTheEnd, pages, setParams]);
 
   const newPrompt = canWrite ? (
     <button type="button" className="button button-primary" onClick={() => navigate("new")}>
@@ -63,7 +98,6 @@ export function PromptList() {
     </button>
   ) : null;
 
-  const total = list.data?.prompts.length ?? 0;
   let body: ReactNode;
   if (list.isPending) {
     body = <Loading label="Loading prompts…" />;
@@ -82,19 +116,29 @@ export function PromptList() {
         </p>
       </EmptyState>
     );
-  } else if (filtered.length === 0) {
+  } else if (matching === 0) {
     body = (
       <EmptyState
         title="No matching prompts"
         actions={
-          <button type="button" className="button" onClick={() => update({ q: null, page: null })}>
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              setText("");
+              update({ q: null, page: null });
+            }}
+          >
             Clear search
           </button>
         }
       >
-        <p>No prompt has “{query.trim()}” in its name or id.</p>
+        <p>No prompt has “{data?.q}” in its name or id.</p>
       </EmptyState>
     );
+  } else if (visible.length === 0) {
+    // Past the last page (prompts deleted since, an old link): on the way to the last one.
+    body = <Loading label="Loading prompts…" />;
   } else {
     body = (
       <>
@@ -122,25 +166,25 @@ export function PromptList() {
           </table>
         </div>
         <nav className="pager" aria-label="Pages">
-          <span aria-live="polite">{rangeLabel(start, start + visible.length, filtered.length)}</span>
+          <span aria-live="polite">{rangeLabel(start, start + visible.length, matching)}</span>
           {pages > 1 ? (
             <span className="row">
               <button
                 type="button"
                 className="button button-small"
-                disabled={page <= 1}
-                onClick={() => update({ page: page - 1 === 1 ? null : String(page - 1) })}
+                disabled={requestedPage <= 1}
+                onClick={() => update({ page: pageValue(requestedPage - 1) })}
               >
                 Previous
               </button>
               <span className="small">
-                Page {page} of {pages}
+                Page {formatCount(shownPage)} of {formatCount(pages)}
               </span>
               <button
                 type="button"
                 className="button button-small"
-                disabled={page >= pages}
-                onClick={() => update({ page: String(page + 1) })}
+                disabled={requestedPage >= pages}
+                onClick={() => update({ page: pageValue(Math.min(requestedPage, pages) + 1) })}
               >
                 Next
               </button>
@@ -153,13 +197,13 @@ export function PromptList() {
 
   return (
     <div className="stack">
-      <title>{`Prompts · ${list.data?.project.name ?? context?.project.name ?? "Project"} — Promptstore`}</title>
+      <title>{`Prompts · ${data?.project.name ?? context?.project.name ?? "Project"} — Promptstore`}</title>
       <header className="page-header">
         <div>
           <h1>Prompts</h1>
           <p>
-            {list.data?.project.name ?? context?.project.name}
-            {list.data ? ` · ${plural(total, "prompt")}` : ""}
+            {data?.project.name ?? context?.project.name}
+            {data ? ` · ${plural(total, "prompt")}` : ""}
           </p>
         </div>
         {total > 0 ? newPrompt : null}
@@ -169,7 +213,7 @@ export function PromptList() {
           {notice}
         </p>
       ) : null}
-      <section className="card" aria-busy={list.isPending} aria-label="Prompt list">
+      <section className="card" aria-busy={list.isPending || list.isPlaceholderData} aria-label="Prompt list">
         {total > 0 ? (
           <div className="list-toolbar">
             <label htmlFor={searchId} className="visually-hidden">
@@ -180,12 +224,16 @@ export function PromptList() {
               className="input search"
               type="search"
               placeholder="Search by name or id"
-              value={query}
-              onChange={(e) => update({ q: e.target.value, page: null })}
+              value={text}
+              maxLength={PROMPT_SEARCH_MAX}
+              onChange={(e) => {
+                setText(e.target.value);
+                update({ q: e.target.value, page: null });
+              }}
             />
-            {query.trim() !== "" ? (
+            {data && data.q !== "" ? (
               <span className="small muted" role="status">
-                {formatCount(filtered.length)} of {formatCount(total)}
+                {formatCount(matching)} of {formatCount(total)}
               </span>
             ) : null}
           </div>

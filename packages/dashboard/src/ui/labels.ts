@@ -12,12 +12,9 @@ export function byLabelOrder(a: string, b: string): number {
   return a.localeCompare(b);
 }
 
-/** The label names used by any of these prompts, production left out (it has its own column), in order. */
-export function labelsInUse(prompts: readonly { labels?: Record<string, string> }[]): string[] {
-  const names = new Set<string>();
-  for (const prompt of prompts) for (const name of Object.keys(prompt.labels ?? {})) names.add(name);
-  names.delete(PRODUCTION);
-  return [...names].sort(byLabelOrder);
+/** The list's label columns: the names in use in the project, production left out (it has its own), in order. */
+export function labelColumns(namesInUse: readonly string[]): string[] {
+  return namesInUse.filter((name) => name !== PRODUCTION).sort(byLabelOrder);
 }
 
 /** A prompt's labels as [name, hash] pairs, production first. */
