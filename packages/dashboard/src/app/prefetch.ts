@@ -8,11 +8,12 @@ import { FULL_HASH } from "@promptstore/core/version-ref";
 import type { QueryClient } from "@tanstack/react-query";
 import type { LoaderFunctionArgs, Params } from "react-router";
 import { connectionsQuery } from "../api/connection-queries";
-import { promptListQuery, promptViewQuery, sdkQuery, sessionQuery, versionsQuery } from "../api/queries";
+import { promptPageQuery, promptViewQuery, sdkQuery, sessionQuery, versionsQuery } from "../api/queries";
 import { queryClient } from "../api/query-client";
 import { labelSettingsQuery } from "../api/release-queries";
 import { comparedVersions } from "../history/compared";
 import { shownVersion } from "../preview/shown-version";
+import { PAGE_SIZE, pageParam, searchText } from "../prompts/paging";
 
 type Start = (client: QueryClient, params: Params, search: URLSearchParams) => Promise<unknown>;
 
@@ -37,9 +38,11 @@ const ids = (params: Params) => [params.projectId ?? "", params.promptId ?? ""] 
 
 export const prefetchSession = prefetching(async () => undefined);
 
-export const prefetchPromptList = prefetching((client, params) =>
-  client.prefetchQuery(promptListQuery(params.projectId ?? "")),
-);
+/** The page of the search the address names, as PromptList asks for it. */
+export const prefetchPromptList = prefetching((client, params, search) => {
+  const q = searchText(search.get("q") ?? "");
+  return client.prefetchQuery(promptPageQuery(params.projectId ?? "", q, pageParam(search.get("page")), PAGE_SIZE));
+});
 
 /** The prompt's latest version: its header shows it, and the editor edits it. */
 export const prefetchPrompt = prefetching((client, params) => {

@@ -9,7 +9,7 @@ import { formatCount, plural, rangeLabel, shortHash } from "../ui/format";
 import { labelColumns as columnsOf } from "../ui/labels";
 import { EmptyState, ErrorState, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
-import { PAGE_SIZE, pageCount, pageParam, pageValue } from "./paging";
+import { PAGE_SIZE, pageCount, pageParam, pageValue, searchText } from "./paging";
 import { useSentSearch } from "./useSentSearch";
 import "./prompts.css";
 
@@ -47,8 +47,7 @@ export function PromptList() {
     if (!(location.state as ListState | null)?.[FROM_LIST] && query !== text) setText(query);
   }
   const requestedPage = pageParam(params.get("page"));
-  // What the server is asked: the text as typed, trimmed, and no longer than it answers.
-  const sent = useSentSearch(text.trim().slice(0, PROMPT_SEARCH_MAX).trim(), requestedPage);
+  const sent = useSentSearch(searchText(text), requestedPage);
   const list = useQuery({
     ...promptPageQuery(projectId, sent.q, sent.page, PAGE_SIZE),
     // The previous page or search stays on screen (marked busy) until the next one answers: no flash of

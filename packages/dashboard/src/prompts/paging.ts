@@ -3,6 +3,13 @@
  * how many pages the server's count makes. The search itself is the server's (core's `matchesSearch`).
  */
 
+import { PROMPT_SEARCH_MAX } from "@promptstore/core/dashboard";
+
+/** What the server is asked to search for: the text as typed, trimmed, and no longer than it answers. */
+export function searchText(typed: string): string {
+  return typed.trim().slice(0, PROMPT_SEARCH_MAX).trim();
+}
+
 /** Prompts on one page of the list. */
 export const PAGE_SIZE = 50;
 
