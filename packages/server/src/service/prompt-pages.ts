@@ -126,8 +126,9 @@ export interface SearchPage {
 
 /**
  * The prompts of page `page` (of `perPage`) among those whose name or id holds `q` (core's `matchesSearch`, the
- * rule the screen has always had), in list order. Every name is read, a piece at a time taking turns of the
- * event loop, to count the matches: a search of 100 000 prompts holds the loop no longer than a read does.
+ * rule the screen has always had), in list order. With nothing to match, a count and the page from the list's
+ * index; with a search, every name is read, a piece at a time taking turns of the event loop, to count the
+ * matches: a search of 100 000 prompts holds the loop no longer than a read does.
  */
 export async function searchPage(
   store: ProjectStore,
@@ -137,6 +138,22 @@ export async function searchPage(
   pieceSize = SEARCH_PIECE_SIZE,
 ): Promise<SearchPage> {
   const skip = (page - 1) * perPage;
+  let found: { ids: string[]; matching: number; total: number };
+  if (q.trim() === "") {
+    await takeTurn();
+    const total = await store.countPrompts();
+    await takeTurn();
+    found = { ids: skip < total ? await store.promptIdsAt(skip, perPage) : [], matching: total, total };
+  } else {
+    found = await scanMatches(store, q, skip, perPage, pieceSize);
+  }
+  await takeTurn();
+  const items = await withVariables(store, await withPageLabels(store, await store.promptsByIds(found.ids)));
+  return { items, matching: found.matching, total: found.total, labels: await store.labels().namesInUse() };
+}
+
+/** Every name and id, `pieceSize` at a time: the ids of the matches `skip` to `skip + take`, and the counts. */
+async function scanMatches(store: ProjectStore, q: string, skip: number, take: number, pieceSize: number) {
   const ids: string[] = [];
   let matching = 0;
   let total = 0;
@@ -146,15 +163,12 @@ export async function searchPage(
     const rows = await store.promptNames(after, pieceSize);
     for (const row of rows) {
       if (!matchesSearch(row, q)) continue;
-      if (matching >= skip && ids.length < perPage) ids.push(row.id);
+      if (matching >= skip && ids.length < take) ids.push(row.id);
       matching++;
     }
     total += rows.length;
     const end = rows[rows.length - 1];
-    if (rows.length < pieceSize || !end) break;
+    if (rows.length < pieceSize || !end) return { ids, matching, total };
     after = { created_at: end.created_at, id: end.id };
   }
-  await takeTurn();
-  const items = await withVariables(store, await withPageLabels(store, await store.promptsByIds(ids)));
-  return { items, matching, total, labels: await store.labels().namesInUse() };
 }

@@ -137,6 +137,30 @@ export class ProjectStore {
     return query.execute();
   }
 
+  /** How many prompts the project has. */
+  async countPrompts(): Promise<number> {
+    const row = await this.db
+      .selectFrom("prompts")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("project_id", "=", this.projectId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** The ids of `limit` prompts from position `offset` (0-based) in list order: a page of the unsearched list. */
+  async promptIdsAt(offset: number, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("prompts")
+      .select("id")
+      .where("project_id", "=", this.projectId)
+      .orderBy("created_at")
+      .orderBy("id")
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
   /** The rows of the prompts named, in list order. */
   async promptsByIds(ids: readonly string[]): Promise<PromptRow[]> {
     if (ids.length === 0) return [];
