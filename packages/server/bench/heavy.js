@@ -62,7 +62,9 @@ function client(job, args) {
       else if (m.done) resolve(m.done);
       else if (m.failed) reject(new Error(m.failed));
     });
-    child.on("exit", (code) => reject(new Error(`the ${job} client exited ${code} without an answer`)));
+    // "close", not "exit": a child's last message can arrive after its exit is seen (the PostgreSQL export's
+    // probe answer was lost that way), never after its channel has closed.
+    child.on("close", (code) => reject(new Error(`the ${job} client exited ${code} without an answer`)));
   });
   result.catch(() => {});
   child.send({ job, args });
