@@ -119,12 +119,23 @@ export const postgresOperations: DialectOperations = {
         await sql`set transaction read only`.execute(trx);
         return work(trx);
       }),
+  // A window of blocks at a time: a TID range scan yields rows in no order, so an unbounded `ctid > x order by
+  // ctid limit n` read and sorted every row after x, and a backup of 500 000 section rows was quadratic (over
+  // half an hour). Bounded, each page sorts at most `limit` blocks' rows; empty windows are stepped over.
   async tablePage(db, table, after, limit) {
-    const { rows } = await sql<
-      Record<string, unknown>
-    >`select ctid::text as ${sql.ref(POSITION)}, * from ${sql.table(table)}
-      where ctid > ${after ?? "(0,0)"}::tid order by ctid limit ${limit}`.execute(db);
-    return positioned(rows);
+    const size = await sql<{ blocks: string }>`
+      select pg_relation_size(${table}::regclass) / current_setting('block_size')::bigint as blocks`.execute(db);
+    const blocks = Number(size.rows[0]?.blocks ?? 0);
+    let from = after ?? "(0,0)";
+    for (let block = Number(/^\((\d+),/.exec(from)?.[1] ?? 0); block <= blocks; block += limit) {
+      const { rows } = await sql<
+        Record<string, unknown>
+      >`select ctid::text as ${sql.ref(POSITION)}, * from ${sql.table(table)}
+        where ctid > ${from}::tid and ctid < ${`(${block + limit},0)`}::tid order by ctid limit ${limit}`.execute(db);
+      if (rows.length > 0) return positioned(rows);
+      from = `(${block + limit},0)`;
+    }
+    return { rows: [], last: undefined };
   },
   async readSequences(db, tables) {
     const sequences: Record<string, number> = {};
