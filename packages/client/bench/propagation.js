@@ -6,13 +6,13 @@
  * clients split across them, every publish made on the first). Prints one JSON line per run and returns the
  * rows to bench/run.js.
  */
-import { fork } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer } from "../../server/bench/lib/processes.js";
 import { seed } from "../../server/bench/lib/seed.js";
+import { startWorkerProcess } from "./lib/worker-process.js";
 
 const PUBLISHES = Number(process.env.BENCH_PROPAGATION_PUBLISHES ?? 10);
 /** Processes the clients are spread over: 1000 applications do not share one event loop. */
@@ -30,36 +30,7 @@ const now = () => performance.timeOrigin + performance.now();
 
 /** A child process holding `count` clients; `ask` sends a message and resolves with the answer of `type`. */
 function startWorker(config) {
-  const child = fork(WORKER, { env: { ...process.env, PROPAGATION_WORKER: JSON.stringify(config) } });
-  const waiting = new Map();
-  child.on("message", (message) => {
-    waiting.get(message.type)?.(message);
-    waiting.delete(message.type);
-  });
-  const answer = (type, timeoutMs = 60_000) =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`a client process did not answer ${type}`)), timeoutMs);
-      waiting.set(type, (message) => {
-        clearTimeout(timer);
-        resolve(message);
-      });
-    });
-  const started = answer("started");
-  return {
-    started,
-    answer,
-    ask: (message, type, timeoutMs) => {
-      const answered = answer(type, timeoutMs);
-      child.send(message);
-      return answered;
-    },
-    close: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", resolve);
-        child.send({ type: "close" });
-      }),
-  };
+  return startWorkerProcess(WORKER, { PROPAGATION_WORKER: JSON.stringify(config) }, "client", 60_000);
 }
 
 /**

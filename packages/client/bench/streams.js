@@ -10,13 +10,13 @@
  * shebang's heap flags and with a larger old space. Prints one JSON line per run and returns the rows to
  * bench/streams-run.js, which writes them to bench/results.md.
  */
-import { fork } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BIN_NODE_FLAGS, peakRssMb, resetPeakRss, startServer } from "../../server/bench/lib/processes.js";
 import { seed } from "../../server/bench/lib/seed.js";
+import { startWorkerProcess } from "./lib/worker-process.js";
 
 export const STREAMS = Number(process.env.BENCH_STREAMS ?? 10_000);
 export const PROCESSES = Number(process.env.BENCH_STREAMS_PROCESSES ?? 8);
@@ -65,37 +65,11 @@ function sourceAddresses(counts) {
 }
 
 function startWorker(config, onLost) {
-  const child = fork(WORKER, { env: { ...process.env, STREAMS_WORKER: JSON.stringify(config) } });
-  const waiting = new Map();
-  child.on("message", (message) => {
-    if (message.type === "lost") return onLost(message);
-    waiting.get(message.type)?.(message);
-    waiting.delete(message.type);
+  return startWorkerProcess(WORKER, { STREAMS_WORKER: JSON.stringify(config) }, "reader", 120_000, (message) => {
+    if (message.type !== "lost") return false;
+    onLost(message);
+    return true;
   });
-  const answer = (type, timeoutMs = 120_000) =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`a reader process did not answer ${type}`)), timeoutMs);
-      waiting.set(type, (message) => {
-        clearTimeout(timer);
-        resolve(message);
-      });
-    });
-  const started = answer("started");
-  return {
-    started,
-    answer,
-    ask: (message, type, timeoutMs) => {
-      const answered = answer(type, timeoutMs);
-      child.send(message);
-      return answered;
-    },
-    close: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", resolve);
-        child.send({ type: "close" });
-      }),
-  };
 }
 
 /**

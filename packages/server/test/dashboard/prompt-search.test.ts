@@ -1,8 +1,7 @@
 import { matchesSearch } from "@promptstore/core/dashboard";
 import { describe, expect, it } from "vitest";
-import type { Caller } from "../../src/service/access.js";
 import { searchPage } from "../../src/service/prompt-pages.js";
-import { useTestApp } from "../support/app.js";
+import { unlimitedCaller, useTestApp } from "../support/app.js";
 import { member, promptsUrl } from "../support/dashboard.js";
 import { DATABASES } from "../support/databases.js";
 
@@ -12,16 +11,8 @@ const NAMES = ["Support Bot", "support triage", "Billing", "SUPPORT escalations"
 describe.each(DATABASES)("the dashboard's list, a page at a time and searched ($name)", (database) => {
   const t = useTestApp(database);
 
-  async function seed(count: number): Promise<Caller> {
-    await t.app.tenants.setPlan(t.project.orgId, "unlimited");
-    const caller: Caller = {
-      projectId: t.project.projectId,
-      projectName: "",
-      orgId: t.project.orgId,
-      plan: "unlimited",
-      actor: "test",
-      access: "publish",
-    };
+  async function seed(count: number) {
+    const caller = await unlimitedCaller(t);
     for (let n = 0; n < count; n++) {
       const created = await t.app.prompts.create(caller, {
         // Ids in creation order, as the list is when prompts share a millisecond (created_at, then id).

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { Caller } from "../../src/service/access.js";
-import { useTestApp } from "../support/app.js";
+import { unlimitedCaller, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 
 /**
@@ -13,15 +12,7 @@ describe.each(DATABASES)("a table read page by page in a snapshot ($name)", (dat
   const t = useTestApp(database);
 
   it("yields every row once, in pages of at most the limit, across empty stretches of the table", async () => {
-    await t.app.tenants.setPlan(t.project.orgId, "unlimited");
-    const caller: Caller = {
-      projectId: t.project.projectId,
-      projectName: "",
-      orgId: t.project.orgId,
-      plan: "unlimited",
-      actor: "test",
-      access: "publish",
-    };
+    const caller = await unlimitedCaller(t);
     for (let n = 0; n < 240; n++) {
       await t.app.prompts.create(caller, {
         id: `p-${String(n).padStart(3, "0")}`,

@@ -2,6 +2,7 @@ import type { PlanName } from "@promptstore/core/plans";
 import { afterEach, beforeEach } from "vitest";
 import { type Config, defaultConfig } from "../../src/config.js";
 import { type App, type AppOptions, buildApp } from "../../src/http/app.js";
+import type { Caller } from "../../src/service/access.js";
 import type { Store } from "../../src/store/index.js";
 import { freshStore, type TestDatabase } from "./databases.js";
 
@@ -93,6 +94,19 @@ export async function testApp(
       await app.server.close();
       await fresh.close();
     },
+  };
+}
+
+/** The test project's organization put on the unlimited plan, and a caller of the project with every access. */
+export async function unlimitedCaller(t: TestApp): Promise<Caller> {
+  await t.app.tenants.setPlan(t.project.orgId, "unlimited");
+  return {
+    projectId: t.project.projectId,
+    projectName: "",
+    orgId: t.project.orgId,
+    plan: "unlimited",
+    actor: "test",
+    access: "publish",
   };
 }
 
