@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
+import { POSTGRES_URL, withPostgres } from "./lib/postgres.js";
 import { postgresPropagation, sqlitePropagation } from "./propagation.js";
 import { readBench } from "./read.js";
 
@@ -14,32 +14,10 @@ const START = "<!-- client bench: start -->";
 const END = "<!-- client bench: end -->";
 const TARGET_P99_MS = 250;
 const PROCESSES_NOTE = `up to ${process.env.BENCH_PROPAGATION_PROCESSES ?? 4}`;
-const POSTGRES_URL =
-  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-
-/** A fresh database beside the given one, dropped after `work`; undefined when PostgreSQL is unreachable. */
-async function withPostgres(work) {
-  const admin = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await admin.connect();
-  } catch {
-    return undefined;
-  }
-  const name = `promptstore_propagation_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  try {
-    return await work(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
 
 const read = await readBench();
 const rows = [...(await sqlitePropagation())];
-const postgres = await withPostgres((url) => postgresPropagation(url));
+const postgres = await withPostgres("promptstore_propagation", (url) => postgresPropagation(url));
 if (postgres) rows.push(...postgres);
 
 const check = (ok) => (ok ? "met" : "**missed**");

@@ -6,8 +6,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
 import { BIN_NODE_FLAGS } from "../../server/bench/lib/processes.js";
+import { POSTGRES_URL, withPostgres } from "./lib/postgres.js";
 import {
   MODES,
   OLD_SPACES,
@@ -24,31 +24,9 @@ const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.u
 const START = "<!-- streams bench: start -->";
 const END = "<!-- streams bench: end -->";
 const TARGET_P99_MS = 250;
-const POSTGRES_URL =
-  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-
-/** A fresh database beside the given one, dropped after `work`; undefined when PostgreSQL is unreachable. */
-async function withPostgres(work) {
-  const admin = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await admin.connect();
-  } catch {
-    return undefined;
-  }
-  const name = `promptstore_streams_${Date.now()}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  try {
-    return await work(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
 
 const rows = [...(await sqliteStreams())];
-const postgres = await withPostgres((url) => postgresStreams(url));
+const postgres = await withPostgres("promptstore_streams", (url) => postgresStreams(url));
 if (postgres) rows.push(...postgres);
 
 const check = (ok) => (ok ? "met" : "**missed**");
