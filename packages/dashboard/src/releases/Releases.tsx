@@ -47,7 +47,13 @@ const EMPTY: Record<Filter, string> = {
 export default function Releases() {
   const context = useProject();
   const [params, setParams] = useSearchParams();
-  const filter: Filter = FILTERS.find((f) => f.value === params.get("status"))?.value ?? "pending";
+  const inAddress: Filter = FILTERS.find((f) => f.value === params.get("status"))?.value ?? "pending";
+  // The choice shows at once: the router applies the address it writes in a transition, and a radio bound to
+  // the address alone stayed unchecked after its click until that transition rendered.
+  const [chosen, setChosen] = useState<{ filter: Filter; from: Filter } | null>(null);
+  // Once the address has caught up, it alone decides again (Back to the former filter shows that filter).
+  if (chosen !== null && chosen.filter === inAddress) setChosen(null);
+  const filter = chosen !== null && chosen.from === inAddress ? chosen.filter : inAddress;
   const list = useQuery(releasesQuery(context?.project.id ?? "", filter));
   const [notice, setNotice] = useState<string | null>(null);
   if (!context) return null;
@@ -109,6 +115,7 @@ export default function Releases() {
                   checked={filter === f.value}
                   onChange={() => {
                     setNotice(null);
+                    setChosen({ filter: f.value, from: inAddress });
                     const next = new URLSearchParams(params);
                     if (f.value === "pending") next.delete("status");
                     else next.set("status", f.value);
