@@ -67,10 +67,10 @@ export async function* dashboardPages(
  */
 export async function withVariables(store: ProjectStore, items: PromptListItem[]): Promise<DashboardPromptItem[]> {
   if (items.length === 0) return [];
-  const summaries = await store.listSummaries(items.map((p) => p.id));
+  const summaries = await store.lists().listSummaries(items.map((p) => p.id));
   const byId = new Map(summaries.map((s) => [s.id, s]));
   const undocumented = summaries.filter((s) => s.variables_json === null).map((s) => s.id);
-  const contents = undocumented.length > 0 ? await store.servedEnabledContents(undocumented) : [];
+  const contents = undocumented.length > 0 ? await store.lists().servedEnabledContents(undocumented) : [];
   const sections = new Map<string, Section[]>();
   for (const row of contents) {
     const list = sections.get(row.prompt_id) ?? [];
@@ -141,14 +141,14 @@ export async function searchPage(
   let found: { ids: string[]; matching: number; total: number };
   if (q.trim() === "") {
     await takeTurn();
-    const total = await store.countPrompts();
+    const total = await store.lists().countPrompts();
     await takeTurn();
-    found = { ids: skip < total ? await store.promptIdsAt(skip, perPage) : [], matching: total, total };
+    found = { ids: skip < total ? await store.lists().promptIdsAt(skip, perPage) : [], matching: total, total };
   } else {
     found = await scanMatches(store, q, skip, perPage, pieceSize);
   }
   await takeTurn();
-  const items = await withVariables(store, await withPageLabels(store, await store.promptsByIds(found.ids)));
+  const items = await withVariables(store, await withPageLabels(store, await store.lists().promptsByIds(found.ids)));
   return { items, matching: found.matching, total: found.total, labels: await store.labels().namesInUse() };
 }
 
@@ -160,7 +160,7 @@ async function scanMatches(store: ProjectStore, q: string, skip: number, take: n
   let after: { created_at: string; id: string } | undefined;
   for (;;) {
     await takeTurn();
-    const rows = await store.promptNames(after, pieceSize);
+    const rows = await store.lists().promptNames(after, pieceSize);
     for (const row of rows) {
       if (!matchesSearch(row, q)) continue;
       if (matching >= skip && ids.length < take) ids.push(row.id);

@@ -7,13 +7,13 @@ import type { CompiledQueries } from "./compiled-queries.js";
 import { labelColumns } from "./dialects/label-json.js";
 import type { EventStore, NewEvent } from "./events.js";
 import { LabelStore } from "./labels.js";
+import { PromptListQueries, servedVersions } from "./prompt-list-queries.js";
 import {
   documentColumns,
   documentOf,
   type NewVersion,
   PROMPT_COLUMNS,
   type PromptAndVersion,
-  type PromptListSummary,
   type PromptRow,
   promptOf,
   READ_COLUMNS,
@@ -46,6 +46,11 @@ export class ProjectStore {
   /** The labels, label settings, rollouts and release requests of the project, on this store's connection. */
   labels(): LabelStore {
     return new LabelStore(this.db, this.projectId);
+  }
+
+  /** What the dashboard's list and its search read beyond a page of rows (prompt-list-queries.ts). */
+  lists(): PromptListQueries {
+    return new PromptListQueries(this.db, this.projectId);
   }
 
   /**
@@ -114,102 +119,6 @@ export class ProjectStore {
     }
     if (limit !== undefined) query = query.limit(limit);
     return query.execute();
-  }
-
-  /**
-   * The names and ids of the project's prompts in list order, `limit` after the keyset `after`: what a search
-   * of the list reads, a piece at a time (service/prompt-search.ts).
-   */
-  async promptNames(
-    after: { created_at: string; id: string } | undefined,
-    limit: number,
-  ): Promise<{ id: string; name: string; created_at: string }[]> {
-    let query = this.db
-      .selectFrom("prompts")
-      .select(["id", "name", "created_at"])
-      .where("project_id", "=", this.projectId)
-      .orderBy("created_at")
-      .orderBy("id")
-      .limit(limit);
-    if (after) {
-      query = query.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.created_at, after.id)));
-    }
-    return query.execute();
-  }
-
-  /** How many prompts the project has. */
-  async countPrompts(): Promise<number> {
-    const row = await this.db
-      .selectFrom("prompts")
-      .select((eb) => eb.fn.countAll().as("n"))
-      .where("project_id", "=", this.projectId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
-  /** The ids of `limit` prompts from position `offset` (0-based) in list order: a page of the unsearched list. */
-  async promptIdsAt(offset: number, limit: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom("prompts")
-      .select("id")
-      .where("project_id", "=", this.projectId)
-      .orderBy("created_at")
-      .orderBy("id")
-      .limit(limit)
-      .offset(offset)
-      .execute();
-    return rows.map((r) => r.id);
-  }
-
-  /** The rows of the prompts named, in list order. */
-  async promptsByIds(ids: readonly string[]): Promise<PromptRow[]> {
-    if (ids.length === 0) return [];
-    return this.db
-      .selectFrom("prompts")
-      .select(PROMPT_COLUMNS)
-      .where("project_id", "=", this.projectId)
-      .where("id", "in", ids)
-      .orderBy("created_at")
-      .orderBy("id")
-      .execute();
-  }
-
-  /**
-   * What the dashboard's list shows of each prompt besides its row: when the versions its pointers are on were
-   * saved, and the variables of the version it serves (production, else latest) as stored at save; null for
-   * a version saved before documents were (migration 004), whose contents `servedEnabledContents` gives. Of
-   * the prompts named (one page of the list).
-   */
-  async listSummaries(promptIds: readonly string[]): Promise<PromptListSummary[]> {
-    if (promptIds.length === 0) return [];
-    const query = this.db
-      .selectFrom("prompts as p")
-      .innerJoin("versions as lv", (join) =>
-        join
-          .onRef("lv.project_id", "=", "p.project_id")
-          .onRef("lv.prompt_id", "=", "p.id")
-          .onRef("lv.hash", "=", "p.latest_version"),
-      )
-      .leftJoin("versions as pv", (join) =>
-        join
-          .onRef("pv.project_id", "=", "p.project_id")
-          .onRef("pv.prompt_id", "=", "p.id")
-          .onRef("pv.hash", "=", "p.production_version"),
-      )
-      .select((eb) => [
-        "p.id",
-        "pv.created_at as production_saved_at",
-        "lv.created_at as latest_saved_at",
-        eb
-          .case()
-          .when("p.production_version", "is", null)
-          .then(eb.ref("lv.variables_json"))
-          .else(eb.ref("pv.variables_json"))
-          .end()
-          .as("variables_json"),
-      ])
-      .where("p.project_id", "=", this.projectId);
-    return query.where("p.id", "in", promptIds).execute();
   }
 
   /** Takes the prompt row's write lock for the rest of the transaction (row-lock.ts says how, and why so). */
@@ -288,7 +197,7 @@ export class ProjectStore {
       this.db,
       `readPointer:${pointer}`,
       (param) =>
-        this.servedVersions(pointer)
+        servedVersions(this.db, pointer)
           .select(READ_COLUMNS)
           .select([labels.labels.as("labels_json"), labels.rollouts.as("rollouts_json")])
           .where("p.project_id", "=", param(0))
@@ -341,50 +250,6 @@ export class ProjectStore {
       labelsJson: row.labels_json,
       rolloutsJson: row.rollouts_json,
     };
-  }
-
-  /** Prompts joined to the version a pointer serves (`production` falls back to latest). */
-  private servedVersions(pointer: "production" | "latest") {
-    return this.db.selectFrom("prompts as p").innerJoin("versions as v", (join) =>
-      join
-        .onRef("v.project_id", "=", "p.project_id")
-        .onRef("v.prompt_id", "=", "p.id")
-        .on((eb) =>
-          eb(
-            "v.hash",
-            "=",
-            pointer === "production"
-              ? eb.fn.coalesce("p.production_version", "p.latest_version")
-              : eb.ref("p.latest_version"),
-          ),
-        ),
-    );
-  }
-
-  /** Prompts joined to the version a pointer serves and to that version's sections. */
-  private servedSections(pointer: "production" | "latest") {
-    return this.servedVersions(pointer).innerJoin("version_sections as s", (join) =>
-      join
-        .onRef("s.project_id", "=", "v.project_id")
-        .onRef("s.prompt_id", "=", "v.prompt_id")
-        .onRef("s.hash", "=", "v.hash"),
-    );
-  }
-
-  /**
-   * The enabled section contents of each prompt's served version (production, else latest), in order: of
-   * the prompts named.
-   */
-  async servedEnabledContents(promptIds: readonly string[]): Promise<{ prompt_id: string; content: string }[]> {
-    if (promptIds.length === 0) return [];
-    return this.servedSections("production")
-      .select(["p.id as prompt_id", "s.content"])
-      .where("p.project_id", "=", this.projectId)
-      .where("s.enabled", "=", 1)
-      .where("p.id", "in", promptIds)
-      .orderBy("p.id")
-      .orderBy("s.position")
-      .execute();
   }
 
   private async getTools(promptId: string, hash: string): Promise<Tool[]> {

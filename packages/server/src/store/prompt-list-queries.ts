@@ -1,0 +1,150 @@
+import type { Kysely } from "kysely";
+import { PROMPT_COLUMNS, type PromptListSummary, type PromptRow } from "./prompt-rows.js";
+import type { Database } from "./schema.js";
+
+/** Prompts joined to the version a pointer serves (`production` falls back to latest). */
+export function servedVersions(db: Kysely<Database>, pointer: "production" | "latest") {
+  return db.selectFrom("prompts as p").innerJoin("versions as v", (join) =>
+    join
+      .onRef("v.project_id", "=", "p.project_id")
+      .onRef("v.prompt_id", "=", "p.id")
+      .on((eb) =>
+        eb(
+          "v.hash",
+          "=",
+          pointer === "production"
+            ? eb.fn.coalesce("p.production_version", "p.latest_version")
+            : eb.ref("p.latest_version"),
+        ),
+      ),
+  );
+}
+
+/**
+ * One project's reads for the dashboard's list beyond a page of rows: a search's names, a count and a page by
+ * position, the rows of the prompts a page shows and what the list shows of each besides (service/prompt-pages.ts).
+ */
+export class PromptListQueries {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly projectId: string,
+  ) {}
+
+  /**
+   * The names and ids of the project's prompts in list order, `limit` after the keyset `after`: what a search
+   * of the list reads, a piece at a time (service/prompt-search.ts).
+   */
+  async promptNames(
+    after: { created_at: string; id: string } | undefined,
+    limit: number,
+  ): Promise<{ id: string; name: string; created_at: string }[]> {
+    let query = this.db
+      .selectFrom("prompts")
+      .select(["id", "name", "created_at"])
+      .where("project_id", "=", this.projectId)
+      .orderBy("created_at")
+      .orderBy("id")
+      .limit(limit);
+    if (after) {
+      query = query.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.created_at, after.id)));
+    }
+    return query.execute();
+  }
+
+  /** How many prompts the project has. */
+  async countPrompts(): Promise<number> {
+    const row = await this.db
+      .selectFrom("prompts")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("project_id", "=", this.projectId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** The ids of `limit` prompts from position `offset` (0-based) in list order: a page of the unsearched list. */
+  async promptIdsAt(offset: number, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("prompts")
+      .select("id")
+      .where("project_id", "=", this.projectId)
+      .orderBy("created_at")
+      .orderBy("id")
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** The rows of the prompts named, in list order. */
+  async promptsByIds(ids: readonly string[]): Promise<PromptRow[]> {
+    if (ids.length === 0) return [];
+    return this.db
+      .selectFrom("prompts")
+      .select(PROMPT_COLUMNS)
+      .where("project_id", "=", this.projectId)
+      .where("id", "in", ids)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+  }
+
+  /**
+   * What the dashboard's list shows of each prompt besides its row: when the versions its pointers are on were
+   * saved, and the variables of the version it serves (production, else latest) as stored at save; null for
+   * a version saved before documents were (migration 004), whose contents `servedEnabledContents` gives. Of
+   * the prompts named (one page of the list).
+   */
+  async listSummaries(promptIds: readonly string[]): Promise<PromptListSummary[]> {
+    if (promptIds.length === 0) return [];
+    const query = this.db
+      .selectFrom("prompts as p")
+      .innerJoin("versions as lv", (join) =>
+        join
+          .onRef("lv.project_id", "=", "p.project_id")
+          .onRef("lv.prompt_id", "=", "p.id")
+          .onRef("lv.hash", "=", "p.latest_version"),
+      )
+      .leftJoin("versions as pv", (join) =>
+        join
+          .onRef("pv.project_id", "=", "p.project_id")
+          .onRef("pv.prompt_id", "=", "p.id")
+          .onRef("pv.hash", "=", "p.production_version"),
+      )
+      .select((eb) => [
+        "p.id",
+        "pv.created_at as production_saved_at",
+        "lv.created_at as latest_saved_at",
+        eb
+          .case()
+          .when("p.production_version", "is", null)
+          .then(eb.ref("lv.variables_json"))
+          .else(eb.ref("pv.variables_json"))
+          .end()
+          .as("variables_json"),
+      ])
+      .where("p.project_id", "=", this.projectId);
+    return query.where("p.id", "in", promptIds).execute();
+  }
+
+  /**
+   * The enabled section contents of each prompt's served version (production, else latest), in order: of
+   * the prompts named.
+   */
+  async servedEnabledContents(promptIds: readonly string[]): Promise<{ prompt_id: string; content: string }[]> {
+    if (promptIds.length === 0) return [];
+    return servedVersions(this.db, "production")
+      .innerJoin("version_sections as s", (join) =>
+        join
+          .onRef("s.project_id", "=", "v.project_id")
+          .onRef("s.prompt_id", "=", "v.prompt_id")
+          .onRef("s.hash", "=", "v.hash"),
+      )
+      .select(["p.id as prompt_id", "s.content"])
+      .where("p.project_id", "=", this.projectId)
+      .where("s.enabled", "=", 1)
+      .where("p.id", "in", promptIds)
+      .orderBy("p.id")
+      .orderBy("s.position")
+      .execute();
+  }
+}
