@@ -13,9 +13,9 @@ export interface ListPage<T> {
 }
 
 /**
- * Prompts per page of an unpaged list. A page of list items is about 100 KB of JSON and a few milliseconds
- * of the event loop on either database (bench/results.md, "Heavy work"); the dashboard's pages also read
- * each prompt's served content, so they are smaller.
+ * Prompts per page of an unpaged list: a page is one piece of heavy work (loop-turns.ts), about 80 KB of JSON
+ * and a millisecond or two of the event loop on either database (500 made pieces of about 5 ms); the
+ * dashboard's pages also read each prompt's summary and labels, so they are smaller.
  */
 export const LIST_PAGE_SIZE = 200;
 export const DASHBOARD_PAGE_SIZE = 100;
