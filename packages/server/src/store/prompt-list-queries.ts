@@ -20,6 +20,12 @@ export function servedVersions(db: Kysely<Database>, pointer: "production" | "la
   );
 }
 
+/** Where a prompt stands in list order: the keyset of every paged read of the list. */
+export interface ListKey {
+  created_at: string;
+  id: string;
+}
+
 /**
  * One project's reads for the dashboard's list beyond a page of rows: a search's names, a count and a page by
  * position, the rows of the prompts a page shows and what the list shows of each besides (service/prompt-pages.ts).
@@ -35,44 +41,48 @@ export class PromptListQueries {
    * of the list reads, a piece at a time (service/prompt-search.ts).
    */
   async promptNames(
-    after: { created_at: string; id: string } | undefined,
+    after: ListKey | undefined,
     limit: number,
   ): Promise<{ id: string; name: string; created_at: string }[]> {
-    let query = this.db
-      .selectFrom("prompts")
-      .select(["id", "name", "created_at"])
-      .where("project_id", "=", this.projectId)
-      .orderBy("created_at")
-      .orderBy("id")
-      .limit(limit);
-    if (after) {
-      query = query.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.created_at, after.id)));
-    }
-    return query.execute();
+    return this.keysAfter(after).select(["id", "name", "created_at"]).limit(limit).execute();
   }
 
-  /** How many prompts the project has. */
-  async countPrompts(): Promise<number> {
+  /**
+   * How many prompts follow `after` in list order, counting no more than `limit`: a count of the whole list
+   * is taken a piece at a time (service/prompt-pages.ts), since one count of 100 000 rows on SQLite holds the
+   * event loop for tens of milliseconds.
+   */
+  async countAfter(after: ListKey | undefined, limit: number): Promise<number> {
+    const piece = this.keysAfter(after).select("id").limit(limit);
     const row = await this.db
-      .selectFrom("prompts")
+      .selectFrom(piece.as("piece"))
       .select((eb) => eb.fn.countAll().as("n"))
-      .where("project_id", "=", this.projectId)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
-  /** The ids of `limit` prompts from position `offset` (0-based) in list order: a page of the unsearched list. */
-  async promptIdsAt(offset: number, limit: number): Promise<string[]> {
-    const rows = await this.db
+  /** The list key of the prompt `offset` places after `after` (0: the first after it), if there is one. */
+  async keyAt(after: ListKey | undefined, offset: number): Promise<ListKey | undefined> {
+    return this.keysAfter(after).select(["created_at", "id"]).limit(1).offset(offset).executeTakeFirst();
+  }
+
+  /** The ids of `limit` prompts from `offset` places after `after` in list order: a page of the unsearched list. */
+  async promptIdsAt(after: ListKey | undefined, offset: number, limit: number): Promise<string[]> {
+    const rows = await this.keysAfter(after).select("id").limit(limit).offset(offset).execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** The project's prompts after `after`, in list order (keyset on `created_at, id`, the list's index). */
+  private keysAfter(after: ListKey | undefined) {
+    let query = this.db
       .selectFrom("prompts")
-      .select("id")
       .where("project_id", "=", this.projectId)
       .orderBy("created_at")
-      .orderBy("id")
-      .limit(limit)
-      .offset(offset)
-      .execute();
-    return rows.map((r) => r.id);
+      .orderBy("id");
+    if (after) {
+      query = query.where((eb) => eb(eb.refTuple("created_at", "id"), ">", eb.tuple(after.created_at, after.id)));
+    }
+    return query;
   }
 
   /** The rows of the prompts named, in list order. */

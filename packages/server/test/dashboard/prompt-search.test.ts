@@ -37,8 +37,9 @@ describe.each(DATABASES)("the dashboard's list, a page at a time and searched ($
       for (const perPage of [1, 4, 10, 100]) {
         const pages = Math.max(1, Math.ceil(expected.length / perPage));
         for (let page = 1; page <= pages + 1; page++) {
-          // Pieces of 3 and 7 names: a page's prompts come from several pieces, and matches straddle them.
-          for (const piece of [3, 7]) {
+          // Pieces of 3 and 7 names: a page's prompts come from several pieces, and matches straddle them; of
+          // 23, the whole list in one piece, with nothing after it.
+          for (const piece of [3, 7, 23]) {
             const found = await searchPage(store, q, page, perPage, piece);
             expect(found.total).toBe(23);
             expect(found.matching).toBe(expected.length);
