@@ -19,6 +19,7 @@ import {
   serverEnv,
   sqliteStreams,
 } from "./streams.js";
+import { floorStreams } from "./streams-floor.js";
 
 const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.url));
 const START = "<!-- streams bench: start -->";
@@ -28,6 +29,12 @@ const TARGET_P99_MS = 250;
 const rows = [...(await sqliteStreams())];
 const postgres = await withPostgres("promptstore_streams", (url) => postgresStreams(url));
 if (postgres) rows.push(...postgres);
+// The floor, with the bytes the real server sent in each mode: what this machine costs before any server does.
+const floors = [];
+for (const mode of MODES) {
+  const sample = rows.find((r) => r.mode === mode)?.sample;
+  if (sample) floors.push(await floorStreams(mode, sample));
+}
 
 const check = (ok) => (ok ? "met" : "**missed**");
 const shebang = BIN_NODE_FLAGS.join(" ");
@@ -51,8 +58,12 @@ Written by \`npm run bench -w packages/client\` (bench/streams.js) on ${new Date
 Node.js ${process.version}); the load average (1, 5, 15 min) at the end of each run is in the last column: other
 work shared the machine's cores.
 
-**What a client is.** A raw reader: one \`node:http\` GET /api/v2/events with the project key, on a connection of
-its own, reading the body and splitting it into events at blank lines (it looks at \`event:\` and \`data:\` only).
+**What a client is.** A raw reader: one TCP connection of its own sending GET /api/v2/events with the project key,
+checking the status line and cutting the bytes that come back into events at blank lines; it looks in an event's
+bytes only for \`event: ready\`, or \`event: prompt.published\` with the version it waits for. No HTTP parser, no
+decoding, no JSON: the readers share the machine's 2 cores with the server they measure, and the less each costs,
+the less the bench adds to the figures (until 2026-11-26 they were \`node:http\` clients that decoded every event
+and parsed its JSON).
 ${STREAMS.toLocaleString("en")} of them, spread over ${PROCESSES} child processes, each process opening its readers
 from loopback source addresses of its own (127.0.0.2, 127.0.0.3, …; ${rows[0]?.addresses ?? "?"} addresses, at most
 ${PER_ADDRESS} streams each), so the server's per-address connection cap stays at its default (256) as in production.
@@ -76,6 +87,17 @@ peak is VmHWM over the run. Target: p99 ≤ ${TARGET_P99_MS} ms.
 | Database | heap flags | streams | p50 ms | p99 ms | max ms | publishes reaching all | loop delay p99 / max ms | major GCs (ms) | heap MB before → open | RSS MB before → open (peak) | open s | p99 ≤ ${TARGET_P99_MS} ms | load |
 |---|---|---|---:|---:|---:|---:|---|---|---|---|---:|---|---|
 ${rows.map((r) => `| ${r.label} | ${r.flags} | ${r.streams.toLocaleString("en")} ${r.mode} | ${r.p50} | ${r.p99} | ${r.max} | ${r.reachedAll} of ${r.publishes} | ${r.delayPublishing.p99} / ${r.delayPublishing.max} | ${r.gcPublishing.major} (${r.gcPublishing.ms}) | ${r.heapBeforeMb} → ${r.heapOpenMb} | ${r.rssBeforeMb} → ${r.rssOpenMb} (${r.peakRssMb}) | ${r.openSeconds} | ${check(r.p99 <= TARGET_P99_MS)} | ${r.load} |`).join("\n")}
+
+**The floor.** The same readers (same processes, addresses and code) reading from a bare \`node:net\` server
+(bench/streams-floor-server.js) that answers each GET with an event stream's head and \`ready\`, and, for each
+publish, writes the very bytes the real server sent in that mode, framed once as one HTTP/1.1 chunk, to every
+socket in one loop, as the hub does. Receipts are timed from the start of that loop, so the floor has no
+database, routing, publish or notification in it: it is what the kernel's loopback delivery and Node's socket
+writes alone cost this machine for ${STREAMS.toLocaleString("en")} streams. A server's p99 can come close to it, not below it.
+
+| Floor | event bytes | p50 ms | p99 ms | max ms | the write loop, median ms | load |
+|---|---:|---:|---:|---:|---:|---|
+${floors.map((f) => `| bare \`node:net\`, ${f.streams.toLocaleString("en")} ${f.mode} | ${f.eventBytes} | ${f.p50} | ${f.p99} | ${f.max} | ${f.loopMedianMs} | ${f.load} |`).join("\n")}
 ${postgres ? "" : `\nPostgreSQL at ${POSTGRES_URL.replace(/\/\/[^@/]*@/, "//")} was not reachable: its rows are missing.\n`}
 **What the case needs.** ${STREAMS.toLocaleString("en")} open streams hold about ${range(firsts.map((r) => Math.round(r.rssOpenMb - r.rssBeforeMb)))} MB of resident memory
 (${range(firsts.map((r) => r.perStreamKb))} KB a stream, measured on a fresh server; a bare \`node:http\` server holding the same

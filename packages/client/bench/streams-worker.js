@@ -1,16 +1,28 @@
-// One process of raw event-stream readers for bench/streams.js. A reader is one node:http GET /api/v2/events
-// with the key, on its own connection (no agent, no keep-alive pool), from one of the loopback source addresses
-// it was given; it splits the body into events at blank lines and looks only at `event:` and `data:` lines.
+// One process of raw event-stream readers for bench/streams.js. A reader is one TCP connection from one of the
+// loopback source addresses it was given, sending GET /api/v2/events with the key and reading the bytes that come
+// back: it checks the status line, cuts the body at blank lines into events, and looks at an event's bytes only
+// for the marks it waits for (`event: ready`; `event: prompt.published` with the armed version). No HTTP parser,
+// no text decoding, no JSON: the readers share the machine's cores with the server they measure, and the less
+// each costs, the less the bench adds to the times it reports (in production the readers are other machines).
 // For every publish the parent announces, it reports when each reader received the event naming the published
 // version, as absolute times (performance.timeOrigin + now, comparable across processes).
-import http from "node:http";
+import { connect } from "node:net";
 
 const { url, key, count, addresses, includeRead, openConcurrency } = JSON.parse(process.env.STREAMS_WORKER);
 const now = () => performance.timeOrigin + performance.now();
 const target = new URL(`${url}/api/v2/events${includeRead ? "?include=read" : ""}`);
+const head = Buffer.from(
+  `GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nx-api-key: ${key}\r\n\r\n`,
+);
+const OK = Buffer.from("HTTP/1.1 200 ");
+const BLANK = Buffer.from("\n\n");
+const READY = Buffer.from("event: ready\n");
+const PUBLISHED = Buffer.from("event: prompt.published\n");
 
-let version = "";
+/** The armed version as it appears in a published event's data (`"version":"…"`), or null between publishes. */
+let versionMark = null;
 let times = [];
+let sample;
 /** Readers that have not yet received the armed publish. */
 let pending = 0;
 /** Set by the parent's `close`: a stream ending after it is expected. */
@@ -24,63 +36,73 @@ function lost(reader, why) {
   process.send({ type: "lost", index: reader.index, address: reader.address, why });
 }
 
-function onEvent(reader, block) {
-  let type = "";
-  let data = "";
-  for (const line of block.split("\n")) {
-    if (line.startsWith("event: ")) type = line.slice(7);
-    else if (line.startsWith("data: ")) data += line.slice(6);
+/** One event's bytes (chunk framing included, which the marks never span). */
+function onEvent(reader, event) {
+  if (!reader.ready) {
+    if (event.indexOf(READY) !== -1) {
+      reader.ready = true;
+      reader.onReady?.();
+    }
+    return;
   }
-  if (type === "ready") {
-    reader.ready = true;
-    reader.onReady?.();
-  } else if (type === "prompt.published" && !reader.got && version !== "") {
-    // The version is in the event's fixed fields, ahead of any `read`: no need to parse the whole payload.
-    if (JSON.parse(data).version !== version) return;
-    reader.got = true;
-    times.push(now());
-    if (--pending === 0) process.send({ type: "seen", times });
-  }
+  if (reader.got || versionMark === null) return;
+  if (event.indexOf(PUBLISHED) === -1 || event.indexOf(versionMark) === -1) return;
+  reader.got = true;
+  times.push(now());
+  // The event's own bytes (from its `id:` line), once a publish: the floor run sends exactly these.
+  sample ??= event.subarray(event.indexOf("id: ")).toString("latin1");
+  if (--pending === 0) process.send({ type: "seen", times, sample: `${sample}\n\n` });
 }
 
 function open(index) {
   const address = addresses[index % addresses.length];
-  const reader = { index, address, ready: false, got: false, lost: false, req: undefined, onReady: undefined };
+  const reader = { index, address, ready: false, got: false, lost: false, socket: undefined, onReady: undefined };
   readers.push(reader);
   return new Promise((resolve) => {
     reader.onReady = () => {
       reader.onReady = undefined;
       resolve();
     };
-    const req = http.get(target, { agent: false, localAddress: address, headers: { "x-api-key": key } }, (res) => {
-      if (res.statusCode !== 200) {
-        lost(reader, `answered ${res.statusCode}`);
-        res.resume();
-        return resolve();
-      }
-      res.setEncoding("utf8");
-      let buffer = "";
-      res.on("data", (chunk) => {
-        buffer += chunk;
-        let end = buffer.indexOf("\n\n");
-        while (end !== -1) {
-          onEvent(reader, buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-          end = buffer.indexOf("\n\n");
+    const socket = connect({ host: target.hostname, port: Number(target.port), localAddress: address });
+    socket.setNoDelay(true);
+    socket.write(head);
+    /** The bytes after the last blank line: the start of an event still arriving. */
+    let rest = null;
+    let statusChecked = false;
+    socket.on("data", (chunk) => {
+      const bytes = rest === null ? chunk : Buffer.concat([rest, chunk]);
+      if (!statusChecked) {
+        if (bytes.length < OK.length) {
+          rest = bytes;
+          return;
         }
-      });
-      res.on("end", () => lost(reader, "the server ended the stream"));
-      res.on("error", (error) => lost(reader, error.message));
+        statusChecked = true;
+        if (!bytes.subarray(0, OK.length).equals(OK)) {
+          lost(reader, `answered ${bytes.subarray(0, bytes.indexOf("\r\n")).toString()}`);
+          socket.destroy();
+          return resolve();
+        }
+      }
+      let start = 0;
+      let end = bytes.indexOf(BLANK, start);
+      while (end !== -1) {
+        onEvent(reader, bytes.subarray(start, end));
+        start = end + 2;
+        end = bytes.indexOf(BLANK, start);
+      }
+      // A copy, so that a reader never keeps a whole earlier read alive for its few trailing bytes.
+      rest = start === bytes.length ? null : Buffer.from(bytes.subarray(start));
     });
-    req.on("error", (error) => {
+    socket.on("end", () => lost(reader, "the server ended the stream"));
+    socket.on("error", (error) => {
       lost(reader, error.message);
       resolve();
     });
-    req.on("close", () => {
+    socket.on("close", () => {
       lost(reader, "the connection closed");
       resolve();
     });
-    reader.req = req;
+    reader.socket = socket;
   });
 }
 
@@ -99,8 +121,9 @@ process.on("message", async (message) => {
     const ready = await openAll();
     process.send({ type: "opened", ready });
   } else if (message.type === "arm") {
-    version = message.version;
+    versionMark = Buffer.from(`"version":"${message.version}"`);
     times = [];
+    sample = undefined;
     pending = readers.length;
     for (const r of readers) r.got = false;
     process.send({ type: "armed" });
@@ -112,7 +135,7 @@ process.on("message", async (message) => {
     });
   } else if (message.type === "close") {
     closing = true;
-    for (const r of readers) r.req?.destroy();
+    for (const r of readers) r.socket?.destroy();
     process.exit(0);
   }
 });

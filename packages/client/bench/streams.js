@@ -36,9 +36,9 @@ const SEEN_TIMEOUT_MS = 30_000;
 const SPARE_CONNECTIONS = 100;
 const WORKER = fileURLToPath(new URL("./streams-worker.js", import.meta.url));
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const now = () => performance.timeOrigin + performance.now();
-const round = (n, digits = 1) => Number(n.toFixed(digits));
+export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+export const now = () => performance.timeOrigin + performance.now();
+export const round = (n, digits = 1) => Number(n.toFixed(digits));
 
 /**
  * The server's environment. The per-address cap is left at its default (256 without a trusted proxy). The
@@ -55,7 +55,11 @@ export const serverEnv = () => ({
  * Source addresses for each reader process, whole addresses of its own (127.0.0.2, 127.0.0.3, … in turn), as
  * many as its `count` streams need at PER_ADDRESS each.
  */
-function sourceAddresses(counts) {
+/** How many of the STREAMS readers each of the PROCESSES opens. */
+export const streamsPerProcess = () =>
+  Array.from({ length: PROCESSES }, (_, p) => Math.floor(STREAMS / PROCESSES) + (p < STREAMS % PROCESSES ? 1 : 0));
+
+export function sourceAddresses(counts) {
   let next = 2;
   const lists = counts.map((count) =>
     Array.from({ length: Math.ceil(count / PER_ADDRESS) }, () => `127.0.0.${next++}`),
@@ -64,7 +68,7 @@ function sourceAddresses(counts) {
   return lists;
 }
 
-function startWorker(config, onLost) {
+export function startWorker(config, onLost) {
   return startWorkerProcess(WORKER, { STREAMS_WORKER: JSON.stringify(config) }, "reader", 120_000, (message) => {
     if (message.type !== "lost") return false;
     onLost(message);
@@ -151,10 +155,7 @@ async function watch(label, flags, server, seeded, state, mode) {
   await new Promise((r) => setTimeout(r, 2000));
   const rssBefore = residentMb(server.pid);
   resetPeakRss(server.pid);
-  const counts = Array.from(
-    { length: PROCESSES },
-    (_, p) => Math.floor(STREAMS / PROCESSES) + (p < STREAMS % PROCESSES ? 1 : 0),
-  );
+  const counts = streamsPerProcess();
   const addresses = sourceAddresses(counts);
   const losses = [];
   const workers = [];
@@ -198,6 +199,7 @@ async function watch(label, flags, server, seeded, state, mode) {
 
     const latencies = [];
     const perPublish = [];
+    let sample;
     const delayStart = await scrape(server);
     for (let n = 1; n <= PUBLISHES; n++) {
       // Away from whatever production is: every publish moves it, and records one event.
@@ -217,6 +219,7 @@ async function watch(label, flags, server, seeded, state, mode) {
           `publish ${n} of "${label}" reached ${received} of ${STREAMS} streams in ${SEEN_TIMEOUT_MS} ms`,
         );
       }
+      sample = seen[0].sample;
       let count = 0;
       for (const { times } of seen) {
         for (const at of times) latencies.push(Math.max(0, at - answered));
@@ -257,6 +260,8 @@ async function watch(label, flags, server, seeded, state, mode) {
       load: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "),
     };
     console.log(JSON.stringify({ bench: "streams", ...row }));
+    // The bytes of the event a stream of this mode got: the floor run sends the same.
+    row.sample = sample;
     return row;
   } finally {
     await Promise.all(workers.map((w) => w.close()));

@@ -1,0 +1,110 @@
+/**
+ * The floor under bench/streams.js's figures: the same readers, processes and source addresses, reading from a
+ * bare node:net server (bench/streams-floor-server.js) that writes the very bytes the real server sent for a
+ * publish to every stream in one loop. Each receipt is timed from the moment that loop began, so the figures are
+ * what the kernel's loopback delivery and Node's socket writes alone cost this machine at STREAMS streams: on a
+ * 2-core machine that shares its cores with the readers, no server written in Node answers below them.
+ */
+
+import { fork } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { PUBLISHES, percentile, round, STREAMS, sourceAddresses, startWorker, streamsPerProcess } from "./streams.js";
+
+const SERVER = fileURLToPath(new URL("./streams-floor-server.js", import.meta.url));
+const OPEN_CONCURRENCY = 32;
+const SEEN_TIMEOUT_MS = 30_000;
+
+function startFloorServer() {
+  const child = fork(SERVER);
+  const answer = (type) =>
+    new Promise((resolve, reject) => {
+      const onMessage = (message) => {
+        if (message.type !== type) return;
+        child.off("message", onMessage);
+        resolve(message);
+      };
+      child.on("message", onMessage);
+      child.once("exit", (code) => reject(new Error(`the floor server exited ${code}`)));
+    });
+  return {
+    started: answer("started"),
+    publish: (event) => {
+      const published = answer("published");
+      child.send({ type: "publish", event });
+      return published;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", resolve);
+        child.send({ type: "close" });
+      }),
+  };
+}
+
+/** One floor run in `mode`, sending `event` (the real server's bytes for a publish in that mode) PUBLISHES times. */
+export async function floorStreams(mode, event) {
+  const version = /"version":"([^"]+)"/.exec(event)?.[1];
+  if (version === undefined) throw new Error(`the ${mode} event names no version: ${event.slice(0, 200)}`);
+  const server = startFloorServer();
+  const { port } = await server.started;
+  const counts = streamsPerProcess();
+  const addresses = sourceAddresses(counts);
+  const losses = [];
+  const workers = counts.map((count, p) =>
+    startWorker(
+      {
+        url: `http://127.0.0.1:${port}`,
+        key: "none",
+        count,
+        addresses: addresses[p],
+        includeRead: false,
+        openConcurrency: OPEN_CONCURRENCY,
+      },
+      (message) => losses.push(message),
+    ),
+  );
+  const failIfLost = () => {
+    if (losses.length > 0) throw new Error(`${losses.length} floor streams lost: ${losses[0].why}`);
+  };
+  try {
+    await Promise.all(workers.map((w) => w.started));
+    const opened = await Promise.all(workers.map((w) => w.ask({ type: "open" }, "opened", 600_000)));
+    failIfLost();
+    const ready = opened.reduce((n, o) => n + o.ready, 0);
+    if (ready !== STREAMS) throw new Error(`only ${ready} of ${STREAMS} floor streams said ready`);
+    await new Promise((r) => setTimeout(r, 2000));
+    const latencies = [];
+    const loops = [];
+    for (let n = 1; n <= PUBLISHES; n++) {
+      await Promise.all(workers.map((w) => w.ask({ type: "arm", version }, "armed")));
+      const everyone = Promise.all(workers.map((w) => w.answer("seen", SEEN_TIMEOUT_MS)));
+      const { at, loopMs, streams } = await server.publish(event);
+      if (streams !== STREAMS) throw new Error(`the floor server held ${streams} streams, not ${STREAMS}`);
+      const seen = await everyone;
+      for (const { times } of seen) for (const t of times) latencies.push(Math.max(0, t - at));
+      loops.push(loopMs);
+      failIfLost();
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    latencies.sort((a, b) => a - b);
+    loops.sort((a, b) => a - b);
+    const row = {
+      mode,
+      streams: STREAMS,
+      publishes: PUBLISHES,
+      eventBytes: Buffer.byteLength(event, "latin1"),
+      p50: round(percentile(latencies, 50)),
+      p99: round(percentile(latencies, 99)),
+      max: round(latencies[latencies.length - 1]),
+      loopMedianMs: round(percentile(loops, 50)),
+      load: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "),
+    };
+    console.log(JSON.stringify({ bench: "streams floor", ...row }));
+    return row;
+  } finally {
+    await Promise.all(workers.map((w) => w.close()));
+    await server.close();
+  }
+}
