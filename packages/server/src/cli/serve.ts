@@ -40,7 +40,11 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
   logCrashes();
   const store = await openStoreWhenReachable(
     config.DATABASE_URL,
-    { poolSize: config.DATABASE_POOL_SIZE, invalidationTimeoutMs: config.PROMPTSTORE_INVALIDATION_TIMEOUT_MS },
+    {
+      poolSize: config.DATABASE_POOL_SIZE,
+      invalidationTimeoutMs: config.PROMPTSTORE_INVALIDATION_TIMEOUT_MS,
+      checkpointOffTheLoop: true,
+    },
     config.PROMPTSTORE_DATABASE_WAIT_SECONDS,
     (reason) =>
       emit(

@@ -22,6 +22,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** How long a write waits for the other instances to drop what it made stale (PostgreSQL). */
   invalidationTimeoutMs?: number;
+  /** SQLite's WAL checkpoints run on a thread of their own, not in a COMMIT on the event loop (the server's). */
+  checkpointOffTheLoop?: boolean;
 }
 
 /** A database as a dialect opened it: what the store builds Kysely, its queries and its channel from. */

@@ -6,16 +6,20 @@ import { LRUCache } from "lru-cache";
 import type { DatabaseHealth } from "../health.js";
 import { type DialectOperations, POSITION, positioned } from "./operations.js";
 import { sqliteChannel } from "./sqlite-channel.js";
+import { checkpointOffTheLoop } from "./sqlite-checkpoints.js";
 
 /**
  * Kysely's SQLite driver prepares every statement anew; our queries come from a fixed set of shapes, so
  * their prepared statements are kept and reused instead of being prepared on every call.
  * Safe because the driver runs one statement at a time on its single connection.
  */
-function withStatementCache(database: SQLite.Database): SqliteDatabase {
+function withStatementCache(database: SQLite.Database, beforeClose: () => void): SqliteDatabase {
   const statements = new LRUCache<string, SqliteStatement>({ max: 500 });
   return {
-    close: () => database.close(),
+    close: () => {
+      beforeClose();
+      database.close();
+    },
     prepare(sql) {
       let statement = statements.get(sql);
       if (!statement) {
@@ -28,7 +32,10 @@ function withStatementCache(database: SQLite.Database): SqliteDatabase {
 }
 
 /** Kysely's dialect and the connection under it (compiled-queries.ts reads on it directly). */
-export function sqliteDialect(path: string): { dialect: SqliteDialect; database: SQLite.Database } {
+export function sqliteDialect(
+  path: string,
+  { checkpointOffTheLoop: offTheLoop = false }: { checkpointOffTheLoop?: boolean } = {},
+): { dialect: SqliteDialect; database: SQLite.Database } {
   if (path !== ":memory:" && !path.startsWith("file:")) mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
   // WAL: readers never wait for the writer, and a killed process loses no committed transaction.
@@ -37,7 +44,10 @@ export function sqliteDialect(path: string): { dialect: SqliteDialect; database:
   database.pragma("foreign_keys = ON");
   // The CLI and a running server may share the file.
   database.pragma("busy_timeout = 5000");
-  return { dialect: new SqliteDialect({ database: withStatementCache(database) }), database };
+  // An in-memory database has no file for another connection to checkpoint.
+  const inMemory = path === ":memory:" || path.includes("mode=memory");
+  const stopCheckpoints = offTheLoop && !inMemory ? checkpointOffTheLoop(database, path) : () => {};
+  return { dialect: new SqliteDialect({ database: withStatementCache(database, stopCheckpoints) }), database };
 }
 
 /** Opening SQLite writes at once (WAL mode): a read-only or full disk fails here, as the fault it is. */
@@ -53,8 +63,10 @@ function opening<T>(health: DatabaseHealth, open: () => T): T {
 export const sqliteOperations: DialectOperations = {
   name: "sqlite",
   exists: (path) => existsSync(path),
-  open(location, _options, health) {
-    const { dialect, database } = opening(health, () => sqliteDialect(location));
+  open(location, options, health) {
+    const { dialect, database } = opening(health, () =>
+      sqliteDialect(location, { checkpointOffTheLoop: options.checkpointOffTheLoop }),
+    );
     return {
       driver: dialect,
       direct: database,
