@@ -85,17 +85,21 @@ export class PromptListQueries {
     return query;
   }
 
-  /** The rows of the prompts named, in list order. */
+  /**
+   * The rows of the prompts named, in the order named (a page's ids come in list order). Not ordered in SQL: on
+   * a store without statistics SQLite then walked the whole list index to skip a sort of 50 rows (31 ms at
+   * 100 000 prompts) instead of looking each one up by its key.
+   */
   async promptsByIds(ids: readonly string[]): Promise<PromptRow[]> {
     if (ids.length === 0) return [];
-    return this.db
+    const rows = await this.db
       .selectFrom("prompts")
       .select(PROMPT_COLUMNS)
       .where("project_id", "=", this.projectId)
       .where("id", "in", ids)
-      .orderBy("created_at")
-      .orderBy("id")
       .execute();
+    const position = new Map(ids.map((id, i) => [id, i]));
+    return rows.sort((a, b) => (position.get(a.id) ?? 0) - (position.get(b.id) ?? 0));
   }
 
   /**

@@ -68,6 +68,20 @@ describe.each(DATABASES)("the dashboard's list, a page at a time and searched ($
     ]);
   });
 
+  it("a page keeps list order (oldest first) when the ids sort the other way", async () => {
+    const caller = await unlimitedCaller(t);
+    for (const id of ["zeta", "eta", "delta", "beta", "alpha"]) {
+      await t.app.prompts.create(caller, { id, name: `Prompt ${id}`, sections: [{ title: "Role", content: id }] });
+      // A new millisecond for each: created_at, not the id, decides their order.
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    const store = t.app.prompts["projectStore"](caller);
+    for (const q of ["", "prompt"]) {
+      const found = await searchPage(store, q, 1, 10, 2);
+      expect(found.items.map((p) => p.id)).toEqual(["zeta", "eta", "delta", "beta", "alpha"]);
+    }
+  });
+
   it("answers a page over HTTP with its counts; without parameters the whole list as before; bad input names the field", async () => {
     await seed(12);
     const viewer = await member(t, "viewer");
