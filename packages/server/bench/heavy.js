@@ -13,7 +13,7 @@ import { contentHash } from "@promptstore/core/hash";
 import pg from "pg";
 import { ownerCookie } from "../../dashboard/bench/lib/session.js";
 import { seedLarge, tenKbSections } from "./lib/heavy-seed.js";
-import { peakRssMb, resetPeakRss, secretKeyEnv, startServer } from "./lib/processes.js";
+import { BIN_NODE_FLAGS, peakRssMb, resetPeakRss, secretKeyEnv, startServer } from "./lib/processes.js";
 
 const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.url));
 const BIN = fileURLToPath(new URL("../bin/promptstore.js", import.meta.url));
@@ -23,6 +23,13 @@ const SEARCH_CLIENTS = 4;
 const CLIENTS = fileURLToPath(new URL("./lib/heavy-clients.js", import.meta.url));
 /** Jobs left out of a run (comma-separated: list, search, export, backup, import, push, restore), said in the table. */
 const SKIP = new Set(process.env.BENCH_HEAVY_SKIP?.split(",") ?? []);
+/**
+ * Node flags for the server besides the binary's (BENCH_HEAVY_SERVER_FLAGS, space-separated; e.g. `--cpu-prof
+ * --cpu-prof-dir=/tmp/prof` to see where a job's time goes), or none: the binary as it is.
+ */
+const SERVER_FLAGS = process.env.BENCH_HEAVY_SERVER_FLAGS
+  ? [...BIN_NODE_FLAGS, ...process.env.BENCH_HEAVY_SERVER_FLAGS.split(" ").filter(Boolean)]
+  : undefined;
 const IMPORT_PROMPTS = 1000;
 const PUSH_PROMPTS = 1000;
 const START = "<!-- heavy:start -->";
@@ -254,7 +261,7 @@ async function suite(label, databaseUrl, freshUrl) {
     await c.query("ANALYZE");
     await c.end();
   }
-  const server = await startServer(databaseUrl, { PROMPTSTORE_METRICS: "true" });
+  const server = await startServer(databaseUrl, { PROMPTSTORE_METRICS: "true" }, { nodeFlags: SERVER_FLAGS });
   const headers = { "x-api-key": seeded.key };
   const rows = [];
   try {
