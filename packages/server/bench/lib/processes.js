@@ -149,3 +149,10 @@ export function peakRssMb(pid) {
     .find((l) => l.startsWith("VmHWM:"));
   return Number(line.split(/\s+/)[1]) / 1024;
 }
+
+/** CPU seconds (user and system) a process has used so far, from /proc (clock ticks of 100 a second). */
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  // After the command: state is field 3 of stat, utime and stime are 14 and 15.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
