@@ -6,48 +6,20 @@
  * 2-core machine that shares its cores with the readers, no server written in Node answers below them.
  */
 
-import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { startWorkerProcess } from "./lib/worker-process.js";
 import { PUBLISHES, percentile, round, STREAMS, sourceAddresses, startWorker, streamsPerProcess } from "./streams.js";
 
 const SERVER = fileURLToPath(new URL("./streams-floor-server.js", import.meta.url));
 const OPEN_CONCURRENCY = 32;
 const SEEN_TIMEOUT_MS = 30_000;
 
-function startFloorServer() {
-  const child = fork(SERVER);
-  const answer = (type) =>
-    new Promise((resolve, reject) => {
-      const onMessage = (message) => {
-        if (message.type !== type) return;
-        child.off("message", onMessage);
-        resolve(message);
-      };
-      child.on("message", onMessage);
-      child.once("exit", (code) => reject(new Error(`the floor server exited ${code}`)));
-    });
-  return {
-    started: answer("started"),
-    publish: (event) => {
-      const published = answer("published");
-      child.send({ type: "publish", event });
-      return published;
-    },
-    close: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", resolve);
-        child.send({ type: "close" });
-      }),
-  };
-}
-
 /** One floor run in `mode`, sending `event` (the real server's bytes for a publish in that mode) PUBLISHES times. */
 export async function floorStreams(mode, event) {
   const version = /"version":"([^"]+)"/.exec(event)?.[1];
   if (version === undefined) throw new Error(`the ${mode} event names no version: ${event.slice(0, 200)}`);
-  const server = startFloorServer();
+  const server = startWorkerProcess(SERVER, {}, "floor server", 60_000);
   const { port } = await server.started;
   const counts = streamsPerProcess();
   const addresses = sourceAddresses(counts);
@@ -80,7 +52,7 @@ export async function floorStreams(mode, event) {
     for (let n = 1; n <= PUBLISHES; n++) {
       await Promise.all(workers.map((w) => w.ask({ type: "arm", version }, "armed")));
       const everyone = Promise.all(workers.map((w) => w.answer("seen", SEEN_TIMEOUT_MS)));
-      const { at, loopMs, streams } = await server.publish(event);
+      const { at, loopMs, streams } = await server.ask({ type: "publish", event }, "published");
       if (streams !== STREAMS) throw new Error(`the floor server held ${streams} streams, not ${STREAMS}`);
       const seen = await everyone;
       for (const { times } of seen) for (const t of times) latencies.push(Math.max(0, t - at));
