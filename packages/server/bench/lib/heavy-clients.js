@@ -47,7 +47,9 @@ async function probe({ url, key, promptId }) {
  * machine less of what the bench measures.
  */
 async function list({ url, path, headers, address, rounds, expect }) {
-  const agent = agentFrom(address);
+  // A connection per list: parsing 40 MB holds this client's loop past the server's 5 s keep-alive, and a
+  // kept-alive socket the server closed meanwhile was reused before its close was seen ("socket hang up").
+  const agent = new Agent({ keepAlive: false, maxSockets: 1, localAddress: address });
   const sizes = [];
   let first;
   for (let round = 0; round < rounds; round++) {
