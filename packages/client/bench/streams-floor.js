@@ -9,11 +9,9 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startWorkerProcess } from "./lib/worker-process.js";
-import { PUBLISHES, percentile, round, STREAMS, sourceAddresses, startWorker, streamsPerProcess } from "./streams.js";
+import { PUBLISHES, percentile, round, STREAMS, startReaders } from "./streams.js";
 
 const SERVER = fileURLToPath(new URL("./streams-floor-server.js", import.meta.url));
-const OPEN_CONCURRENCY = 32;
-const SEEN_TIMEOUT_MS = 30_000;
 
 /** One floor run in `mode`, sending `event` (the real server's bytes for a publish in that mode) PUBLISHES times. */
 export async function floorStreams(mode, event) {
@@ -21,43 +19,26 @@ export async function floorStreams(mode, event) {
   if (version === undefined) throw new Error(`the ${mode} event names no version: ${event.slice(0, 200)}`);
   const server = startWorkerProcess(SERVER, {}, "floor server", 60_000);
   const { port } = await server.started;
-  const counts = streamsPerProcess();
-  const addresses = sourceAddresses(counts);
-  const losses = [];
-  const workers = counts.map((count, p) =>
-    startWorker(
-      {
-        url: `http://127.0.0.1:${port}`,
-        key: "none",
-        count,
-        addresses: addresses[p],
-        includeRead: false,
-        openConcurrency: OPEN_CONCURRENCY,
-      },
-      (message) => losses.push(message),
-    ),
-  );
-  const failIfLost = () => {
-    if (losses.length > 0) throw new Error(`${losses.length} floor streams lost: ${losses[0].why}`);
-  };
+  const readers = startReaders({
+    url: `http://127.0.0.1:${port}`,
+    key: "none",
+    includeRead: false,
+    what: `floor ${mode}`,
+  });
   try {
-    await Promise.all(workers.map((w) => w.started));
-    const opened = await Promise.all(workers.map((w) => w.ask({ type: "open" }, "opened", 600_000)));
-    failIfLost();
-    const ready = opened.reduce((n, o) => n + o.ready, 0);
-    if (ready !== STREAMS) throw new Error(`only ${ready} of ${STREAMS} floor streams said ready`);
+    await readers.started;
+    await readers.open();
     await new Promise((r) => setTimeout(r, 2000));
     const latencies = [];
     const loops = [];
     for (let n = 1; n <= PUBLISHES; n++) {
-      await Promise.all(workers.map((w) => w.ask({ type: "arm", version }, "armed")));
-      const everyone = Promise.all(workers.map((w) => w.answer("seen", SEEN_TIMEOUT_MS)));
-      const { at, loopMs, streams } = await server.ask({ type: "publish", event }, "published");
-      if (streams !== STREAMS) throw new Error(`the floor server held ${streams} streams, not ${STREAMS}`);
-      const seen = await everyone;
-      for (const { times } of seen) for (const t of times) latencies.push(Math.max(0, t - at));
-      loops.push(loopMs);
-      failIfLost();
+      const seen = await readers.publish(version, async () => {
+        const { at, loopMs, streams } = await server.ask({ type: "publish", event }, "published");
+        if (streams !== STREAMS) throw new Error(`the floor server held ${streams} streams, not ${STREAMS}`);
+        loops.push(loopMs);
+        return at;
+      });
+      latencies.push(...seen.latencies);
       await new Promise((r) => setTimeout(r, 200));
     }
     latencies.sort((a, b) => a - b);
@@ -76,7 +57,7 @@ export async function floorStreams(mode, event) {
     console.log(JSON.stringify({ bench: "streams floor", ...row }));
     return row;
   } finally {
-    await Promise.all(workers.map((w) => w.close()));
+    await readers.close();
     await server.close();
   }
 }

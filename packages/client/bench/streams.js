@@ -37,7 +37,7 @@ const SPARE_CONNECTIONS = 100;
 const WORKER = fileURLToPath(new URL("./streams-worker.js", import.meta.url));
 
 export const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-export const now = () => performance.timeOrigin + performance.now();
+const now = () => performance.timeOrigin + performance.now();
 export const round = (n, digits = 1) => Number(n.toFixed(digits));
 
 /**
@@ -51,15 +51,15 @@ export const serverEnv = () => ({
   PROMPTSTORE_MAX_CONNECTIONS: String(STREAMS + SPARE_CONNECTIONS),
 });
 
+/** How many of the STREAMS readers each of the PROCESSES opens. */
+const streamsPerProcess = () =>
+  Array.from({ length: PROCESSES }, (_, p) => Math.floor(STREAMS / PROCESSES) + (p < STREAMS % PROCESSES ? 1 : 0));
+
 /**
  * Source addresses for each reader process, whole addresses of its own (127.0.0.2, 127.0.0.3, … in turn), as
  * many as its `count` streams need at PER_ADDRESS each.
  */
-/** How many of the STREAMS readers each of the PROCESSES opens. */
-export const streamsPerProcess = () =>
-  Array.from({ length: PROCESSES }, (_, p) => Math.floor(STREAMS / PROCESSES) + (p < STREAMS % PROCESSES ? 1 : 0));
-
-export function sourceAddresses(counts) {
+function sourceAddresses(counts) {
   let next = 2;
   const lists = counts.map((count) =>
     Array.from({ length: Math.ceil(count / PER_ADDRESS) }, () => `127.0.0.${next++}`),
@@ -68,12 +68,80 @@ export function sourceAddresses(counts) {
   return lists;
 }
 
-export function startWorker(config, onLost) {
-  return startWorkerProcess(WORKER, { STREAMS_WORKER: JSON.stringify(config) }, "reader", 120_000, (message) => {
-    if (message.type !== "lost") return false;
-    onLost(message);
-    return true;
-  });
+/**
+ * STREAMS readers of `url`'s event stream (`includeRead`: `?include=read`), spread over PROCESSES processes, each
+ * from source addresses of its own. `open()` opens them all and throws unless every one said ready. `publish(
+ * version, send)` arms them for `version`, runs `send` (which resolves with the moment receipts count from) and
+ * resolves with every stream's latency and the bytes of the event one received; it throws unless all STREAMS
+ * received it. `check()` throws once a stream was lost, or when `alive` does. `what` names the run in errors.
+ */
+export function startReaders({ url, key, includeRead, what, alive = () => {} }) {
+  const counts = streamsPerProcess();
+  const addresses = sourceAddresses(counts);
+  const losses = [];
+  const workers = counts.map((count, p) =>
+    startWorkerProcess(
+      WORKER,
+      {
+        STREAMS_WORKER: JSON.stringify({
+          url,
+          key,
+          count,
+          addresses: addresses[p],
+          includeRead,
+          openConcurrency: OPEN_CONCURRENCY,
+        }),
+      },
+      "reader",
+      120_000,
+      (message) => {
+        if (message.type !== "lost") return false;
+        losses.push(message);
+        return true;
+      },
+    ),
+  );
+  const check = () => {
+    alive();
+    if (losses.length > 0) {
+      const first = losses[0];
+      throw new Error(`${losses.length} streams lost in "${what}", the first from ${first.address}: ${first.why}`);
+    }
+  };
+  let publishes = 0;
+  return {
+    addresses: addresses.flat().length,
+    started: Promise.all(workers.map((w) => w.started)),
+    check,
+    async open() {
+      const opened = await Promise.all(workers.map((w) => w.ask({ type: "open" }, "opened", 600_000)));
+      check();
+      const ready = opened.reduce((n, o) => n + o.ready, 0);
+      if (ready !== STREAMS) throw new Error(`only ${ready} of ${STREAMS} streams said ready in "${what}"`);
+    },
+    async publish(version, send) {
+      const n = ++publishes;
+      await Promise.all(workers.map((w) => w.ask({ type: "arm", version }, "armed")));
+      const everyone = Promise.all(workers.map((w) => w.answer("seen", SEEN_TIMEOUT_MS)));
+      const from = await send();
+      let seen;
+      try {
+        seen = await everyone;
+      } catch {
+        check();
+        const reports = await Promise.all(workers.map((w) => w.ask({ type: "report" }, "reported")));
+        const received = reports.reduce((sum, r) => sum + r.received, 0);
+        throw new Error(`publish ${n} of "${what}" reached ${received} of ${STREAMS} streams in ${SEEN_TIMEOUT_MS} ms`);
+      }
+      const latencies = seen.flatMap(({ times }) => times.map((at) => Math.max(0, at - from)));
+      if (latencies.length !== STREAMS) {
+        throw new Error(`publish ${n} of "${what}" reached ${latencies.length} of ${STREAMS} streams`);
+      }
+      check();
+      return { latencies, sample: seen[0].sample };
+    },
+    close: () => Promise.all(workers.map((w) => w.close())),
+  };
 }
 
 /**
@@ -155,43 +223,13 @@ async function watch(label, flags, server, seeded, state, mode) {
   await new Promise((r) => setTimeout(r, 2000));
   const rssBefore = residentMb(server.pid);
   resetPeakRss(server.pid);
-  const counts = streamsPerProcess();
-  const addresses = sourceAddresses(counts);
-  const losses = [];
-  const workers = [];
-  for (let p = 0; p < PROCESSES; p++) {
-    const count = counts[p];
-    const mine = addresses[p];
-    workers.push(
-      startWorker(
-        {
-          url: server.url,
-          key: seeded.key,
-          count,
-          addresses: mine,
-          includeRead: mode === "read",
-          openConcurrency: OPEN_CONCURRENCY,
-        },
-        (message) => losses.push(message),
-      ),
-    );
-  }
-  const failIfLost = () => {
-    alive();
-    if (losses.length > 0) {
-      const first = losses[0];
-      throw new Error(`${losses.length} streams lost in "${label}", the first from ${first.address}: ${first.why}`);
-    }
-  };
+  const readers = startReaders({ url: server.url, key: seeded.key, includeRead: mode === "read", what: label, alive });
   try {
-    await Promise.all(workers.map((w) => w.started));
+    await readers.started;
     const openStarted = now();
     const delayOpening = await scrape(server);
-    const opened = await Promise.all(workers.map((w) => w.ask({ type: "open" }, "opened", 600_000)));
+    await readers.open();
     const openSeconds = round((now() - openStarted) / 1000);
-    failIfLost();
-    const ready = opened.reduce((n, o) => n + o.ready, 0);
-    if (ready !== STREAMS) throw new Error(`only ${ready} of ${STREAMS} streams said ready in "${label}"`);
     const delayOpen = delayBetween(delayOpening, await scrape(server));
     await new Promise((r) => setTimeout(r, 2000));
     const rssOpen = residentMb(server.pid);
@@ -204,36 +242,17 @@ async function watch(label, flags, server, seeded, state, mode) {
     for (let n = 1; n <= PUBLISHES; n++) {
       // Away from whatever production is: every publish moves it, and records one event.
       const target = state.versions.find((v) => v !== state.current);
-      await Promise.all(workers.map((w) => w.ask({ type: "arm", version: target }, "armed")));
-      const everyone = Promise.all(workers.map((w) => w.answer("seen", SEEN_TIMEOUT_MS)));
-      const answered = await publish(target);
+      const seen = await readers.publish(target, () => publish(target));
       state.current = target;
-      let seen;
-      try {
-        seen = await everyone;
-      } catch {
-        failIfLost();
-        const reports = await Promise.all(workers.map((w) => w.ask({ type: "report" }, "reported")));
-        const received = reports.reduce((s, r) => s + r.received, 0);
-        throw new Error(
-          `publish ${n} of "${label}" reached ${received} of ${STREAMS} streams in ${SEEN_TIMEOUT_MS} ms`,
-        );
-      }
-      sample = seen[0].sample;
-      let count = 0;
-      for (const { times } of seen) {
-        for (const at of times) latencies.push(Math.max(0, at - answered));
-        count += times.length;
-      }
-      if (count !== STREAMS) throw new Error(`publish ${n} of "${label}" reached ${count} of ${STREAMS} streams`);
-      perPublish.push(count);
-      failIfLost();
+      latencies.push(...seen.latencies);
+      perPublish.push(seen.latencies.length);
+      sample = seen.sample;
       await new Promise((r) => setTimeout(r, 200));
     }
     const delayEnd = await scrape(server);
     const delayPublishing = delayBetween(delayStart, delayEnd);
     const gcPublishing = gcBetween(delayStart, delayEnd);
-    failIfLost();
+    readers.check();
     latencies.sort((a, b) => a - b);
     const row = {
       label,
@@ -241,7 +260,7 @@ async function watch(label, flags, server, seeded, state, mode) {
       mode,
       streams: STREAMS,
       processes: PROCESSES,
-      addresses: addresses.flat().length,
+      addresses: readers.addresses,
       publishes: PUBLISHES,
       reachedAll: perPublish.filter((c) => c === STREAMS).length,
       p50: round(percentile(latencies, 50)),
@@ -264,7 +283,7 @@ async function watch(label, flags, server, seeded, state, mode) {
     row.sample = sample;
     return row;
   } finally {
-    await Promise.all(workers.map((w) => w.close()));
+    await readers.close();
   }
 }
 

@@ -265,6 +265,9 @@ async function suite(label, databaseUrl, freshUrl) {
   const headers = { "x-api-key": seeded.key };
   const rows = [];
   try {
+    /** A CLI command that speaks to the server over HTTP with the seeded key, as a client elsewhere would. */
+    const overHttp = (command, path) =>
+      cli([command, path, "--url", server.url, "--key", seeded.key], {}, { asClient: true });
     const measureJob = async (name, job, key) => {
       if (SKIP.has(key)) {
         rows.push({ name, skipped: true });
@@ -366,11 +369,7 @@ async function suite(label, databaseUrl, freshUrl) {
     await measureJob(
       "`export` of the whole store",
       async () => {
-        const { output, rssMb } = await cli(
-          ["export", exported, "--url", server.url, "--key", seeded.key],
-          {},
-          { asClient: true },
-        );
+        const { output, rssMb } = await overHttp("export", exported);
         if (output.prompts !== PROMPTS) throw new Error(`exported ${output.prompts} prompts, not ${PROMPTS}`);
         return { detail: `${output.prompts} prompts`, rssMb };
       },
@@ -397,11 +396,7 @@ async function suite(label, databaseUrl, freshUrl) {
     await measureJob(
       `\`import\` of a ${IMPORT_PROMPTS}-prompt bundle`,
       async () => {
-        const { output, rssMb } = await cli(
-          ["import", bundle, "--url", server.url, "--key", seeded.key],
-          {},
-          { asClient: true },
-        );
+        const { output, rssMb } = await overHttp("import", bundle);
         const created = output.prompts.filter((r) => r.created).length;
         if (created !== IMPORT_PROMPTS) throw new Error(`imported ${created} prompts`);
         return { detail: `${created} created`, rssMb };
@@ -414,11 +409,7 @@ async function suite(label, databaseUrl, freshUrl) {
     await measureJob(
       `\`push\` of ${PUSH_PROMPTS} new prompt files`,
       async () => {
-        const { output, rssMb } = await cli(
-          ["push", pushDir, "--url", server.url, "--key", seeded.key],
-          {},
-          { asClient: true },
-        );
+        const { output, rssMb } = await overHttp("push", pushDir);
         const created = output.prompts.filter((r) => r.result === "created").length;
         if (created !== PUSH_PROMPTS) throw new Error(`pushed ${created} prompts`);
         return { detail: `${created} created`, rssMb };

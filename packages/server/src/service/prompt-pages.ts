@@ -32,7 +32,7 @@ export async function* listPages(
   store: ProjectStore,
   pageSize = LIST_PAGE_SIZE,
 ): AsyncGenerator<ListPage<PromptListItem>> {
-  let after: { created_at: string; id: string } | undefined;
+  let after: ListKey | undefined;
   for (;;) {
     await takeTurn();
     const rows = await store.listPrompts({ after, limit: pageSize + 1 });
@@ -153,7 +153,8 @@ export async function searchPage(
 /**
  * The ids of the prompts `skip` to `skip + take` of the unsearched list, and how many there are: counted
  * `pieceSize` at a time, each piece taking its turn, stepping from piece to piece by the key at its end, so no
- * query walks more than one piece of the list's index (one count of 100 000 rows on SQLite held the loop).
+ * query walks more than one piece of the list's index (on SQLite, one count of 100 000 rows and the offset to a
+ * last page each held the loop about 8 ms).
  */
 async function positionPage(store: ProjectStore, skip: number, take: number, pieceSize: number) {
   const lists = store.lists();

@@ -49,14 +49,14 @@ export function checkpointOffTheLoop(database: SQLite.Database, path: string): (
   });
   worker.unref();
   let running = true;
-  const checkpointHere = () => {
+  const sqliteCheckpointsAgain = () => {
     if (!running) return;
     running = false;
     // Without its checkpointer the WAL would grow without end: SQLite's own checkpoints come back.
     if (database.open) database.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
   };
-  worker.on("error", checkpointHere);
-  worker.on("exit", checkpointHere);
+  worker.on("error", sqliteCheckpointsAgain);
+  worker.on("exit", sqliteCheckpointsAgain);
   database.pragma("wal_autocheckpoint = 0");
   return () => {
     running = false;
