@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
+import { inTurn } from "../service/loop-turns.js";
 import type { ListPage } from "../service/prompt-pages.js";
 import { ok } from "./envelope.js";
 
@@ -43,8 +44,8 @@ export function envelopeAround(data: Record<string, unknown>): [head: string, ta
  * anything is sent, so a fault there is the usual error answer; when it is the only page, the answer goes
  * out whole, exactly as before (with its Content-Length). Otherwise each page is one chunk, the next read
  * only once the client has taken the last (back-pressure: a slow reader holds one page, not the list). The
- * pages take turns of the event loop (service/loop-turns.ts), so the reads of other clients go on while
- * lists stream.
+ * pages take turns of the event loop (service/loop-turns.ts), and so does each page's JSON, so the reads of
+ * other clients go on while lists stream.
  *
  * A fault after the first chunk cannot change the status: the connection is closed, and the client sees a
  * truncated body, never a complete-looking one.
@@ -58,7 +59,7 @@ export async function sendPagesAsJson<T>(
 ): Promise<FastifyReply> {
   const first = await pages.next();
   const firstPage = first.done ? { items: [], last: true } : first.value;
-  const opening = head + joined(firstPage.items);
+  const opening = head + (await inTurn(() => joined(firstPage.items)));
   if (firstPage.last) {
     await pages.return(undefined);
     return reply.type(JSON_TYPE).send(opening + tail);
@@ -73,7 +74,7 @@ export async function sendPagesAsJson<T>(
         if (next.done) break;
         const { items, last } = next.value;
         if (items.length > 0) {
-          const chunk = `,${joined(items)}`;
+          const chunk = `,${await inTurn(() => joined(items))}`;
           size?.add(Buffer.byteLength(chunk));
           yield chunk;
         }

@@ -5,7 +5,7 @@ import type { PromptListItem } from "@promptstore/core/views";
 import type { ListKey } from "../store/prompt-list-queries.js";
 import type { PromptRow } from "../store/prompt-rows.js";
 import type { ProjectStore } from "../store/prompts.js";
-import { takeTurn } from "./loop-turns.js";
+import { inTurn } from "./loop-turns.js";
 
 /** One page of an unpaged list as the store reads it for a streamed answer; `last` when none follows. */
 export interface ListPage<T> {
@@ -34,12 +34,12 @@ export async function* listPages(
 ): AsyncGenerator<ListPage<PromptListItem>> {
   let after: ListKey | undefined;
   for (;;) {
-    await takeTurn();
-    const rows = await store.listPrompts({ after, limit: pageSize + 1 });
-    const page = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
-    const last = rows.length <= pageSize;
-    yield { items: await withPageLabels(store, page), last };
-    const end = page[page.length - 1];
+    const { items, end, last } = await inTurn(async () => {
+      const rows = await store.listPrompts({ after, limit: pageSize + 1 });
+      const page = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
+      return { items: await withPageLabels(store, page), end: page[page.length - 1], last: rows.length <= pageSize };
+    });
+    yield { items, last };
     if (last || !end) return;
     after = { created_at: end.created_at, id: end.id };
   }
@@ -58,7 +58,7 @@ export async function* dashboardPages(
   pageSize = DASHBOARD_PAGE_SIZE,
 ): AsyncGenerator<ListPage<DashboardPromptItem>> {
   for await (const { items, last } of listPages(store, pageSize)) {
-    yield { items: await withVariables(store, items), last };
+    yield { items: await inTurn(() => withVariables(store, items)), last };
   }
 }
 
@@ -145,9 +145,11 @@ export async function searchPage(
   } else {
     found = await scanMatches(store, q, skip, perPage, pieceSize);
   }
-  await takeTurn();
-  const items = await withVariables(store, await withPageLabels(store, await store.lists().promptsByIds(found.ids)));
-  return { items, matching: found.matching, total: found.total, labels: await store.labels().namesInUse() };
+  return inTurn(async () => {
+    const rows = await store.lists().promptsByIds(found.ids);
+    const items = await withVariables(store, await withPageLabels(store, rows));
+    return { items, matching: found.matching, total: found.total, labels: await store.labels().namesInUse() };
+  });
 }
 
 /**
@@ -163,17 +165,15 @@ async function positionPage(store: ProjectStore, skip: number, take: number, pie
   /** The piece the page starts in: the key before it and the page's offset inside it. */
   let start: { after: ListKey | undefined; offset: number } | undefined;
   for (;;) {
-    await takeTurn();
-    const counted = await lists.countAfter(after, pieceSize);
+    const counted = await inTurn(() => lists.countAfter(after, pieceSize));
     if (start === undefined && skip < total + counted) start = { after, offset: skip - total };
     total += counted;
     if (counted < pieceSize) break;
-    await takeTurn();
-    after = await lists.keyAt(after, pieceSize - 1);
+    after = await inTurn(() => lists.keyAt(after, pieceSize - 1));
     if (after === undefined) break;
   }
-  await takeTurn();
-  const ids = start === undefined ? [] : await lists.promptIdsAt(start.after, start.offset, take);
+  const from = start;
+  const ids = from === undefined ? [] : await inTurn(() => lists.promptIdsAt(from.after, from.offset, take));
   return { ids, matching: total, total };
 }
 
@@ -184,13 +184,15 @@ async function scanMatches(store: ProjectStore, q: string, skip: number, take: n
   let total = 0;
   let after: ListKey | undefined;
   for (;;) {
-    await takeTurn();
-    const rows = await store.lists().promptNames(after, pieceSize);
-    for (const row of rows) {
-      if (!matchesSearch(row, q)) continue;
-      if (matching >= skip && ids.length < take) ids.push(row.id);
-      matching++;
-    }
+    const rows = await inTurn(async () => {
+      const names = await store.lists().promptNames(after, pieceSize);
+      for (const row of names) {
+        if (!matchesSearch(row, q)) continue;
+        if (matching >= skip && ids.length < take) ids.push(row.id);
+        matching++;
+      }
+      return names;
+    });
     total += rows.length;
     const end = rows[rows.length - 1];
     if (rows.length < pieceSize || !end) return { ids, matching, total };

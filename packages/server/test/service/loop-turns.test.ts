@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { TURN_MS, takeTurn } from "../../src/service/loop-turns.js";
+import { describe, expect, it, vi } from "vitest";
+import { inTurn, LANE_MAX_MS, TURN_MS } from "../../src/service/loop-turns.js";
 
 /** Holds the thread for longer than a turn's budget, as a piece of a heavy job may. */
 function busy(ms = TURN_MS + 1): void {
@@ -7,12 +7,13 @@ function busy(ms = TURN_MS + 1): void {
   while (performance.now() < until) {}
 }
 
-/** A heavy job of `pieces` pieces, each taking its turn first; notes each piece in `log`. */
+/** A heavy job of `pieces` pieces, each run in its turn; notes each piece in `log`. */
 async function job(name: string, pieces: number, log: string[]): Promise<void> {
   for (let i = 0; i < pieces; i++) {
-    await takeTurn();
-    busy();
-    log.push(`${name}${i}`);
+    await inTurn(() => {
+      busy();
+      log.push(`${name}${i}`);
+    });
   }
 }
 
@@ -39,10 +40,11 @@ describe("heavy work takes turns of the event loop", () => {
     /** A piece that awaits, as one reading the database does, before holding the thread. */
     const awaitingJob = async (name: string) => {
       for (let i = 0; i < 3; i++) {
-        await takeTurn();
-        await Promise.resolve();
-        busy();
-        log.push(`${name}${i}`);
+        await inTurn(async () => {
+          await Promise.resolve();
+          busy();
+          log.push(`${name}${i}`);
+        });
       }
     };
     await Promise.all([awaitingJob("a"), awaitingJob("b"), awaitingJob("c")]);
@@ -73,5 +75,69 @@ describe("heavy work takes turns of the event loop", () => {
     // The read's round trip takes a few turns of the loop; a job holding the loop would put it after a199.
     expect(log.indexOf("read")).toBeGreaterThan(-1);
     expect(log.indexOf("read")).toBeLessThan(100);
+  });
+
+  it("a piece holds the lane while it awaits I/O: the pieces of jobs running at once never overlap", async () => {
+    const { createServer, request } = await import("node:http");
+    // The database's answer as the poll phase brings it: the piece's rows arrive a few milliseconds after it asks.
+    const database = createServer((_, res) => setTimeout(() => res.end("rows"), 2));
+    await new Promise<void>((resolve) => database.listen(0, "127.0.0.1", resolve));
+    const { port } = database.address() as { port: number };
+    const query = () =>
+      new Promise<void>((resolve) => {
+        request({ port, host: "127.0.0.1", agent: false }, (res) => {
+          res.resume();
+          res.on("end", resolve);
+        }).end();
+      });
+    const log: string[] = [];
+    let inside = 0;
+    let mostInside = 0;
+    const awaitingJob = async (name: string) => {
+      for (let i = 0; i < 4; i++) {
+        await inTurn(async () => {
+          inside++;
+          mostInside = Math.max(mostInside, inside);
+          log.push(`${name}${i}<`);
+          await query();
+          busy(1);
+          log.push(`${name}${i}>`);
+          inside--;
+        });
+      }
+    };
+    await Promise.all(["a", "b", "c", "d"].map(awaitingJob));
+    database.close();
+    expect(mostInside).toBe(1);
+    // Each piece ends before the next begins, in turn: a0 b0 c0 d0 a1 …
+    const expected = [0, 1, 2, 3].flatMap((i) => ["a", "b", "c", "d"].flatMap((n) => [`${n}${i}<`, `${n}${i}>`]));
+    expect(log).toEqual(expected);
+  });
+
+  it("a piece that fails gives the lane back", async () => {
+    await expect(
+      inTurn(async () => {
+        throw new Error("the database went away");
+      }),
+    ).rejects.toThrow("the database went away");
+    expect(await inTurn(() => "next")).toBe("next");
+  });
+
+  it("a piece that never settles holds the lane for LANE_MAX_MS, not for ever", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      void inTurn(() => new Promise<never>(() => {}));
+      let next = false;
+      const waiting = inTurn(() => {
+        next = true;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(next).toBe(false);
+      vi.advanceTimersByTime(LANE_MAX_MS);
+      await waiting;
+      expect(next).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
