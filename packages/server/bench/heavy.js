@@ -3,7 +3,7 @@
 // loop's delay from the server's own /metrics histogram; peak RSS of the server and of each CLI job (all run
 // with the binary's heap flags). A job that fails, or does not see every prompt, fails the bench loudly.
 import { fork, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ import { contentHash } from "@promptstore/core/hash";
 import pg from "pg";
 import { ownerCookie } from "../../dashboard/bench/lib/session.js";
 import { seedLarge, tenKbSections } from "./lib/heavy-seed.js";
+import { postgresDatabase } from "./lib/postgres-database.js";
 import { BIN_NODE_FLAGS, cpuSeconds, peakRssMb, resetPeakRss, secretKeyEnv, startServer } from "./lib/processes.js";
 
 const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.url));
@@ -247,11 +248,12 @@ async function viewerCookie(server, seeded, databaseUrl) {
 async function suite(label, databaseUrl, freshUrl) {
   console.log(`${label}: seeding ${PROMPTS} prompts…`);
   const t0 = Date.now();
-  // BENCH_HEAVY_SEEDED names a SQLite store seeded before (with its <file>.json), to measure it again.
+  const kept = KEEP && join(KEEP, `${label}.json`);
   const seeded =
-    process.env.BENCH_HEAVY_SEEDED && label === "sqlite"
-      ? JSON.parse(readFileSync(`${databaseUrl}.json`, "utf8"))
+    kept && existsSync(kept)
+      ? JSON.parse(readFileSync(kept, "utf8")).seeded
       : await seedLarge(databaseUrl, PROMPTS, (n) => console.log(`  ${n}`));
+  if (kept) writeFileSync(kept, JSON.stringify({ databaseUrl, seeded }));
   console.log(`${label}: seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   // Rows copied in bulk leave PostgreSQL without statistics until autovacuum comes (off on these machines):
   // without them each page of 2 000 names sorted every remaining row. A live database has them.
@@ -435,28 +437,21 @@ async function suite(label, databaseUrl, freshUrl) {
   return rows;
 }
 
-async function postgresDatabase(adminUrl) {
-  const name = `promptstore_heavy_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 const POSTGRES_URL =
   process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const only = process.env.BENCH_HEAVY_DATABASES?.split(",") ?? ["sqlite", "postgres"];
+/**
+ * BENCH_HEAVY_KEEP names a directory where the seeded stores are kept (a SQLite file, and a PostgreSQL database
+ * that is not dropped, each named in `<database>.json`) and found again by the next run, to measure again
+ * without seeding (PostgreSQL's took 207 to 690 s here). The jobs that write (import, push) add their prompts
+ * to a kept store, and a second run's would then exist already: skip them with BENCH_HEAVY_SKIP=import,push.
+ */
+const KEEP = process.env.BENCH_HEAVY_KEEP;
+if (KEEP) mkdirSync(KEEP, { recursive: true });
+const keptUrl = (label) => {
+  const file = KEEP && join(KEEP, `${label}.json`);
+  return file && existsSync(file) ? JSON.parse(readFileSync(file, "utf8")).databaseUrl : undefined;
+};
 
 const results = [];
 const drops = [];
@@ -464,15 +459,17 @@ try {
   if (only.includes("sqlite")) {
     let n = 0;
     const fresh = async () => join(dir, `restored-${++n}.sqlite`);
-    const file = process.env.BENCH_HEAVY_SEEDED ?? join(dir, "heavy.sqlite");
+    const file = keptUrl("sqlite") ?? join(KEEP ?? dir, "heavy.sqlite");
     results.push(["SQLite", await suite("sqlite", file, fresh)]);
-    if (!process.env.BENCH_HEAVY_SEEDED) rmSync(file, { force: true });
+    if (!KEEP) rmSync(file, { force: true });
   }
   if (only.includes("postgres")) {
-    const main = await postgresDatabase(POSTGRES_URL);
-    drops.push(main);
+    const main = keptUrl("postgres")
+      ? { url: keptUrl("postgres") }
+      : await postgresDatabase(POSTGRES_URL, "promptstore_heavy");
+    if (!KEEP) drops.push(main);
     const fresh = async () => {
-      const db = await postgresDatabase(POSTGRES_URL);
+      const db = await postgresDatabase(POSTGRES_URL, "promptstore_heavy");
       drops.push(db);
       return db.url;
     };
