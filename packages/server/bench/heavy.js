@@ -481,13 +481,31 @@ try {
 }
 
 const f = (n) => (Number.isFinite(n) ? n.toFixed(1) : "–");
-const table = results
-  .map(
-    ([db, rows]) => `### ${db}
+const existing = readFileSync(RESULTS, "utf8");
+const loadAverage = (await import("node:os"))
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(", ");
+/** A database's table from the section already written: a run of the other database alone keeps it. */
+const earlierTable = (db) =>
+  existing
+    .slice(existing.indexOf(START))
+    .match(new RegExp(String.raw`### ${db}\n[\s\S]*?(?=\n### |\n\*\*FAILED|\n${END})`))?.[0]?.trimEnd();
+const DATABASE_NAMES = { sqlite: "SQLite", postgres: "PostgreSQL" };
+const measured = new Map(results);
+const table = Object.entries(DATABASE_NAMES)
+  .map(([key, db]) => (measured.has(db) ? [db, measured.get(db)] : only.includes(key) ? undefined : earlierTable(db)))
+  .filter(Boolean)
+  .map((entry) =>
+    typeof entry === "string"
+      ? entry
+      : `### ${entry[0]}
+
+Run ${new Date().toISOString()}, load average ${loadAverage} at its end.
 
 | Heavy job | Read p50 / p99 ms, idle | Read p50 / p99 ms, during | Event-loop delay p99 / max ms, during | p99s ≤ 20 ms | Job s | Server CPU, % of a core | Server peak RSS MB | Job's peak RSS MB | |
 |---|---|---|---|---|---|---|---|---|---|
-${rows
+${entry[1]
   .map((r) =>
     r.skipped
       ? `| ${r.name} | not run (BENCH_HEAVY_SKIP) | | | | | | | | |`
@@ -513,14 +531,11 @@ are other machines, and here their parsing would take the cores the server, its 
 Event-loop delay: the server's \`promptstore_event_loop_delay_seconds\` histogram over the job (bucket
 bounds: "≤ 20" means the bucket up to 20 ms). Peak RSS: VmHWM, reset before each job. Targets: read p99 ≤ 20
 ms and event-loop delay p99 ≤ 20 ms during every job. The machine: 2 CPUs, shared by the server, its clients,
-the CLI job and whatever else runs (load average ${(await import("node:os"))
-  .loadavg()
-  .map((l) => l.toFixed(1))
-  .join(", ")} at the end).
+the CLI job and whatever else runs. A run of one database (\`BENCH_HEAVY_DATABASES\`) keeps the other's table as
+it was, with its own time.
 
 ${table}
 ${failures.length > 0 ? `\n**FAILED**: ${failures.join("; ")}\n` : ""}${END}`;
-const existing = readFileSync(RESULTS, "utf8");
 writeFileSync(
   RESULTS,
   existing.includes(START)
