@@ -5,6 +5,7 @@ import type { EventStore } from "../store/events.js";
 import type { Caller } from "./access.js";
 import { eventWithoutAuthors, seesAuthors } from "./authors.js";
 import type { ChangeBus } from "./change-bus.js";
+import { inTurn } from "./loop-turns.js";
 
 /** Where a stream's text goes (the HTTP response); `end` closes it. */
 export interface StreamSink {
@@ -29,6 +30,8 @@ export interface HubOptions {
    * get it in each live event, so a client holding the prompt needs no request to serve the change.
    */
   readOf?: (caller: Caller, event: PromptEvent) => Promise<string | undefined>;
+  /** Streams written to per piece of a fan-out (FAN_OUT_PIECE). */
+  fanOutPiece?: number;
 }
 
 /** What a stream asked for besides the events themselves. */
@@ -60,6 +63,12 @@ const DEFAULT_HEARTBEAT_MS = 15_000;
 const HEARTBEAT = Buffer.from(": heartbeat\n\n");
 const DEFAULT_MAX_REPLAY = 1_000;
 const DEFAULT_RECHECK_MS = 30_000;
+/**
+ * Streams written to per piece of a feed's fan-out (loop-turns.ts): a write to a socket costs 20 to 50 µs, so
+ * about 2 to 5 ms. Written in one go, 10 000 streams held the event loop 250 to 500 ms a publish, and every
+ * read of every project waited behind them.
+ */
+export const FAN_OUT_PIECE = 100;
 /** What a client refused for the stream cap is told to wait: a slot frees when some stream ends. */
 export const STREAM_CAP_RETRY_SECONDS = 15;
 
@@ -109,6 +118,7 @@ export class EventHub {
   private readonly recheck: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private readonly maxReplay: number;
+  private readonly fanOutPiece: number;
   private closed = false;
 
   constructor(
@@ -117,6 +127,7 @@ export class EventHub {
     private readonly options: HubOptions,
   ) {
     this.maxReplay = options.maxReplay ?? DEFAULT_MAX_REPLAY;
+    this.fanOutPiece = options.fanOutPiece ?? FAN_OUT_PIECE;
     this.unsubscribe = bus.subscribe((change) => {
       if (change.kind === "prompt") {
         const feed = this.feeds.get(change.projectId);
@@ -129,7 +140,7 @@ export class EventHub {
       }
       // `deaf`: nothing to do until the `reset` that ends it, which reads what was missed.
     });
-    this.heartbeat = setInterval(() => this.broadcastAll(HEARTBEAT), options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => void this.broadcastAll(HEARTBEAT), options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
     this.heartbeat.unref();
     this.recheck = setInterval(() => void this.recheckKeys(), options.recheckMs ?? DEFAULT_RECHECK_MS);
     this.recheck.unref();
@@ -264,10 +275,7 @@ export class EventHub {
         if (batch.length === 0) return;
         const reads = await this.readsOf(feed, batch);
         feed.cursor = (batch[batch.length - 1] as PromptEvent).id;
-        const textFor = batchTexts(batch, reads);
-        for (const subscriber of feed.subscribers) {
-          if (subscriber.live) this.send(feed, subscriber, textFor(subscriber));
-        }
+        await this.fanOut(feed, batchTexts(batch, reads));
         if (batch.length < 500) return;
       }
     });
@@ -295,14 +303,31 @@ export class EventHub {
     );
   }
 
+  /**
+   * Sends each live subscriber its text: at once when the feed has a piece's worth, else a piece at a time, each piece in its turn of the event loop. It runs as the feed's task, so a stream that joins meanwhile
+   * goes live only after it (its opening is the next task), and one that leaves meanwhile is skipped.
+   */
+  private async fanOut(feed: Feed, textFor: (subscriber: Subscriber) => string | Buffer): Promise<void> {
+    const sendPiece = (piece: Iterable<Subscriber>) => {
+      for (const subscriber of piece) {
+        if (subscriber.live && feed.subscribers.has(subscriber)) this.send(feed, subscriber, textFor(subscriber));
+      }
+    };
+    const size = this.fanOutPiece;
+    if (feed.subscribers.size <= size) return sendPiece(feed.subscribers);
+    const targets = [...feed.subscribers];
+    for (let from = 0; from < targets.length; from += size) {
+      await inTurn(() => sendPiece(targets.slice(from, from + size)));
+    }
+  }
+
   private send(feed: Feed, subscriber: Subscriber, text: string | Buffer): void {
     if (!subscriber.sink.write(text)) this.detach(subscriber.caller.projectId, subscriber, true, feed);
   }
 
-  private broadcastAll(text: Buffer): void {
-    for (const feed of this.feeds.values()) {
-      for (const subscriber of feed.subscribers) if (subscriber.live) this.send(feed, subscriber, text);
-    }
+  /** The heartbeat, to every live stream of every feed: a feed at a time, each in pieces as a publish is. */
+  private async broadcastAll(text: Buffer): Promise<void> {
+    for (const feed of [...this.feeds.values()]) await this.fanOut(feed, () => text);
   }
 
   private detach(projectId: string, subscriber: Subscriber, end = false, known?: Feed): void {
