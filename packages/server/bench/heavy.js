@@ -490,7 +490,8 @@ const loadAverage = (await import("node:os"))
 const earlierTable = (db) =>
   existing
     .slice(existing.indexOf(START))
-    .match(new RegExp(String.raw`### ${db}\n[\s\S]*?(?=\n### |\n\*\*FAILED|\n${END})`))?.[0]?.trimEnd();
+    .match(new RegExp(String.raw`### ${db}\n[\s\S]*?(?=\n### |\n\*\*FAILED|\n${END})`))?.[0]
+    ?.trimEnd();
 const DATABASE_NAMES = { sqlite: "SQLite", postgres: "PostgreSQL" };
 const measured = new Map(results);
 const table = Object.entries(DATABASE_NAMES)

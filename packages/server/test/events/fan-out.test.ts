@@ -65,7 +65,11 @@ describe.each(DATABASES)("a publish to many streams is written a piece at a time
     ticking = false;
 
     const events = texts.map((r) => r.slice(1).map((text) => text.match(/^id: (\d+)\nevent: ([\w.]+)\n/)?.slice(1)));
-    for (const stream of events) expect(stream).toEqual([["1", "prompt.created"], ["2", "prompt.published"]]);
+    for (const stream of events)
+      expect(stream).toEqual([
+        ["1", "prompt.created"],
+        ["2", "prompt.published"],
+      ]);
     // Each piece spends the turn's budget, so the next waits for the loop to turn: never more than a piece's two
     // writes without a tick between them.
     const runs = log
@@ -73,7 +77,18 @@ describe.each(DATABASES)("a publish to many streams is written a piece at a time
       .split("tick")
       .map((run) => run.trim().split(" ").filter(Boolean));
     expect(Math.max(...runs.map((run) => run.length))).toBe(2);
-    expect(log.filter((entry) => entry !== "tick")).toEqual(["s0", "s1", "s2", "s3", "s4", "s0", "s1", "s2", "s3", "s4"]);
+    expect(log.filter((entry) => entry !== "tick")).toEqual([
+      "s0",
+      "s1",
+      "s2",
+      "s3",
+      "s4",
+      "s0",
+      "s1",
+      "s2",
+      "s3",
+      "s4",
+    ]);
   });
 
   it("a stream that leaves during a fan-out is not written to after", async () => {
