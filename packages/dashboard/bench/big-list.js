@@ -298,7 +298,7 @@ async function main() {
     "",
     "PostgreSQL is measured after `ANALYZE`, as autovacuum leaves a live database (this machine's PostgreSQL runs with",
     "autovacuum off). Before it, the planner guesses a handful of rows and sorts every prompt after the keyset for each",
-    "piece of 2 000 names the search reads, instead of walking the list's index: the figure in parentheses.",
+    "piece of 1 000 names the search reads, instead of walking the list's index: the figure in parentheses.",
     "",
     ...results.map(
       (r) =>
