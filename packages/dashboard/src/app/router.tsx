@@ -1,5 +1,11 @@
 import type { ComponentType } from "react";
-import { createBrowserRouter, Navigate, Outlet, ScrollRestoration } from "react-router";
+import {
+  createBrowserRouter,
+  Navigate,
+  Outlet,
+  ScrollRestoration,
+  type ShouldRevalidateFunctionArgs,
+} from "react-router";
 import { onUnauthorized } from "../api/query-client";
 import { SignIn } from "../auth/SignIn";
 import { PromptList } from "../prompts/PromptList";
@@ -59,6 +65,15 @@ function Root() {
   );
 }
 
+/**
+ * The list writes its search and page to the address as they change, a navigation per key: its loader asked the
+ * server for each one ("S", "Su", …), past the pause the list waits for before it sends a search, and each
+ * search reads every name of the project. Arriving at the list still prefetches; once there, the list asks.
+ */
+function samePathStays({ currentUrl, nextUrl }: ShouldRevalidateFunctionArgs): boolean {
+  return currentUrl.pathname !== nextUrl.pathname;
+}
+
 export const router = createBrowserRouter([
   {
     element: <Root />,
@@ -82,7 +97,12 @@ export const router = createBrowserRouter([
                 element: <ProjectLayout />,
                 children: [
                   { index: true, element: <Navigate to="prompts" replace /> },
-                  { path: "prompts", element: <PromptList />, loader: prefetchPromptList },
+                  {
+                    path: "prompts",
+                    element: <PromptList />,
+                    loader: prefetchPromptList,
+                    shouldRevalidate: samePathStays,
+                  },
                   { path: "prompts/new", lazy: screen(() => import("../prompts/NewPrompt")) },
                   {
                     path: "prompts/:promptId",
