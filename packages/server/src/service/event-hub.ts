@@ -304,8 +304,10 @@ export class EventHub {
   }
 
   /**
-   * Sends each live subscriber its text: at once when the feed has a piece's worth, else a piece at a time, each piece in its turn of the event loop. It runs as the feed's task, so a stream that joins meanwhile
-   * goes live only after it (its opening is the next task), and one that leaves meanwhile is skipped.
+   * Sends each live subscriber its text: at once when the feed has a piece's worth, else a piece at a time, each
+   * in its turn of the event loop. A stream that leaves meanwhile is skipped. A publish's fan-out runs as the
+   * feed's task, so a stream that joins meanwhile goes live after it (its opening is the next task); the
+   * heartbeat's needs no such order, since every write is whole.
    */
   private async fanOut(feed: Feed, textFor: (subscriber: Subscriber) => string | Buffer): Promise<void> {
     const sendPiece = (piece: Iterable<Subscriber>) => {

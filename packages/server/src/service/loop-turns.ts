@@ -5,14 +5,14 @@
  */
 export const TURN_MS = 4;
 
-let turnStarted = Number.NEGATIVE_INFINITY;
-let scheduled = false;
 /**
  * How long one piece may hold the lane. A query that hangs (a connection lost without a reset) would otherwise
  * stop every heavy job of the process; past this the lane goes to the next piece, and the late one runs on.
  */
 export const LANE_MAX_MS = 5_000;
 
+let turnStarted = Number.NEGATIVE_INFINITY;
+let scheduled = false;
 /**
  * The piece that holds the lane: from its start until the promise it returned settles, awaits on the database
  * included, or for LANE_MAX_MS.

@@ -21,13 +21,19 @@ describe.each(DATABASES)("a publish to many streams is written a piece at a time
     // A hub beside the app's, on its store and bus, with pieces of 2 streams: five streams make three pieces.
     hub = new EventHub(t.store.events, t.app.bus, { keyIsValid: async () => true, fanOutPiece: 2 });
   });
+  /** The caller the events route makes of the project's key. */
+  const keyCaller = async () => {
+    const grant = await t.app.tenants.findGrant(t.key);
+    if (!grant) throw new Error("the test project's key has no grant");
+    return grantToCaller(grant);
+  };
   afterEach(async () => {
     hub.closeAll();
     await t.close();
   });
 
   it("every stream gets every event once, in order, with a turn of the event loop between pieces", async () => {
-    const caller = grantToCaller((await t.app.tenants.findGrant(t.key)) as never);
+    const caller = await keyCaller();
     /** Writes in the order they happened, and `tick` for each turn of the event loop. */
     const log: string[] = [];
     const texts: string[][] = [];
@@ -92,7 +98,7 @@ describe.each(DATABASES)("a publish to many streams is written a piece at a time
   });
 
   it("a stream that leaves during a fan-out is not written to after", async () => {
-    const caller = grantToCaller((await t.app.tenants.findGrant(t.key)) as never);
+    const caller = await keyCaller();
     const texts: string[][] = [];
     const detachers: (() => void)[] = [];
     for (let i = 0; i < 5; i++) {
