@@ -76,9 +76,12 @@ work shared the machine's cores.
 **What a client is.** A raw reader: one TCP connection of its own sending GET /api/v2/events with the project key,
 checking the status line and cutting the bytes that come back into events at blank lines; it looks in an event's
 bytes only for \`event: ready\`, or \`event: prompt.published\` with the version it waits for. No HTTP parser, no
-decoding, no JSON: the readers share the machine's 2 cores with the server they measure, and the less each costs,
-the less the bench adds to the figures (until 2026-11-26 they were \`node:http\` clients that decoded every event
-and parsed its JSON).
+decoding, no JSON, and no stream machinery: each process reads every socket into one buffer of its own (\`net\`'s
+\`onread\`), so a read is one callback with the bytes and no \`data\` event. The readers share the machine's 2 cores
+with the server they measure, and the less each costs, the less the bench adds to the figures (until 2026-11-26
+they were \`node:http\` clients that decoded every event and parsed its JSON; until 2026-11-27 they read through
+\`data\` events in 8 processes: on one machine on 2026-11-27, the floor's p99 was 270 to 330 ms that way and 132
+to 189 ms this way).
 ${STREAMS.toLocaleString("en")} of them, spread over ${PROCESSES} child processes, each process opening its readers
 from loopback source addresses of its own (127.0.0.2, 127.0.0.3, …; ${rows[0]?.addresses ?? "?"} addresses, at most
 ${PER_ADDRESS} streams each), so the server's per-address connection cap stays at its default (256) as in production.
