@@ -160,7 +160,8 @@ export async function searchPage(
  * The ids of the prompts `skip` to `skip + take` of the unsearched list, and how many there are: counted
  * `pieceSize` at a time, each piece taking its turn, stepping from piece to piece by the key at its end, so no
  * query walks more than one piece of the list's index (on SQLite, one count of 100 000 rows and the offset to a
- * last page each held the loop about 8 ms).
+ * last page each held the loop about 8 ms). A piece with a key at its end is full, so only the last is counted:
+ * one query a piece, not two (at 100 000 prompts, 101 queries instead of 200).
  */
 async function positionPage(store: ProjectStore, skip: number, take: number, pieceSize: number) {
   const lists = store.lists();
@@ -169,12 +170,12 @@ async function positionPage(store: ProjectStore, skip: number, take: number, pie
   /** The piece the page starts in: the key before it and the page's offset inside it. */
   let start: { after: ListKey | undefined; offset: number } | undefined;
   for (;;) {
-    const counted = await inTurn(() => lists.countAfter(after, pieceSize));
+    const end = await inTurn(() => lists.keyAt(after, pieceSize - 1));
+    const counted = end === undefined ? await inTurn(() => lists.countAfter(after, pieceSize)) : pieceSize;
     if (start === undefined && skip < total + counted) start = { after, offset: skip - total };
     total += counted;
-    if (counted < pieceSize) break;
-    after = await inTurn(() => lists.keyAt(after, pieceSize - 1));
-    if (after === undefined) break;
+    if (end === undefined) break;
+    after = end;
   }
   const from = start;
   const ids = from === undefined ? [] : await inTurn(() => lists.promptIdsAt(from.after, from.offset, take));
