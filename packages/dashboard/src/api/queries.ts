@@ -81,13 +81,16 @@ export const sessionQuery = queryOptions({
  * One page of the list among the prompts whose name or id holds `q` ("" for all), searched and counted by the
  * server (core's `matchesSearch`): a project of 100 000 prompts is 40 MB as a whole list.
  */
+/** One page of one search of the list: the request itself, which the app's first load sends early (prefetch.ts). */
+export const fetchPromptPage = (projectId: string, q: string, page: number, perPage: number) =>
+  get<DashboardPromptPage>(
+    `${projectPath(projectId)}/prompts?${new URLSearchParams({ q, page: String(page), per_page: String(perPage) }).toString()}`,
+  );
+
 export const promptPageQuery = (projectId: string, q: string, page: number, perPage: number) =>
   queryOptions({
     queryKey: keys.promptPage(projectId, q, page, perPage),
-    queryFn: () =>
-      get<DashboardPromptPage>(
-        `${projectPath(projectId)}/prompts?${new URLSearchParams({ q, page: String(page), per_page: String(perPage) }).toString()}`,
-      ),
+    queryFn: () => fetchPromptPage(projectId, q, page, perPage),
   });
 
 export const promptViewQuery = (projectId: string, promptId: string, version: string, guard: boolean) =>

@@ -141,6 +141,68 @@ describe.runIf(chromiumAvailable())("the prompt list, a page at a time, searched
     expect(await pager().getByRole("button", { name: "Previous" }).isDisabled()).toBe(true);
   });
 
+  /** A fresh page's requests for the session and the list, and the session's answer, in the order they came. */
+  async function firstLoad(withCookie: boolean, address: string) {
+    const fresh = await browser.newContext({ viewport: VIEWPORTS.laptop, colorScheme: "light" });
+    if (withCookie) await fresh.addCookies([{ name: "ps_session", value: cookie, url: server.url }]);
+    const opened = await openPage(fresh);
+    const seen: string[] = [];
+    const kind = (url: string) =>
+      new URL(url).pathname === "/api/dashboard/session"
+        ? "session"
+        : /^\/api\/dashboard\/projects\/[^/]+\/prompts$/.test(new URL(url).pathname)
+          ? `list?${new URL(url).searchParams}`
+          : null;
+    opened.page.on("request", (r) => {
+      const k = kind(r.url());
+      if (k) seen.push(`asked ${k}`);
+    });
+    opened.page.on("response", (r) => {
+      const k = kind(r.url());
+      if (k) seen.push(`answered ${k} ${r.status()}`);
+    });
+    await opened.page.goto(`${server.url}${address}`);
+    return { ...opened, fresh, seen };
+  }
+
+  it("on the app's first load, asks for the list beside the session, once; a visitor's early answer is dropped", async () => {
+    const signedIn = await firstLoad(true, `/p/${server.projectId}/prompts?page=2`);
+    try {
+      await expect
+        .poll(() => shown(signedIn.page), SETTLE)
+        .toMatchObject({ range: "51–100 of 130", names: ALL.slice(50, 100).map((p) => p.name), busy: "false" });
+      // Both leave before either answers (the list does not wait for the session's round trip), and the list
+      // once: the screen takes the early answer, it does not ask again.
+      expect(signedIn.seen.slice(0, 2)).toEqual(["asked session", "asked list?q=&page=2&per_page=50"]);
+      expect([...signedIn.seen].sort()).toEqual([
+        "answered list?q=&page=2&per_page=50 200",
+        "answered session 200",
+        "asked list?q=&page=2&per_page=50",
+        "asked session",
+      ]);
+      expect(signedIn.problems).toEqual([]);
+    } finally {
+      await signedIn.fresh.close();
+    }
+
+    const visitor = await firstLoad(false, `/p/${server.projectId}/prompts?page=2`);
+    try {
+      await visitor.page.getByRole("heading", { name: "Sign in" }).waitFor(SETTLE);
+      // The way back survives the list's 401: it neither ended a session nor showed an error.
+      expect(new URL(visitor.page.url()).searchParams.get("next")).toBe(`/p/${server.projectId}/prompts?page=2`);
+      expect(visitor.seen.sort()).toEqual([
+        "answered list?q=&page=2&per_page=50 401",
+        "answered session 401",
+        "asked list?q=&page=2&per_page=50",
+        "asked session",
+      ]);
+      expect(await visitor.page.getByText("Could not reach Promptstore").count()).toBe(0);
+      expect(visitor.problems).toEqual([]);
+    } finally {
+      await visitor.fresh.close();
+    }
+  });
+
   it("searches as the person types and pages through the server's matches", async () => {
     await search().click();
     const before = asked.length;
