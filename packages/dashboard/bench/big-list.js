@@ -7,9 +7,11 @@
 //
 // BENCH_BIG_LIST_PROMPTS (100 000), BENCH_BIG_LIST_DATABASES (sqlite,postgres), BENCH_DATABASE_URL (the
 // PostgreSQL server to make the database on; postgres://postgres@127.0.0.1:5432/test), BENCH_BIG_LIST_SEARCH
-// (what is typed, "prompt 777": 111 matches, three pages, at 100 000 prompts).
+// (what is typed, "prompt 777": 111 matches, three pages, at 100 000 prompts). BENCH_BIG_LIST_KEEP=<dir> keeps the
+// seeded stores there (a SQLite file, a PostgreSQL database not dropped, each named in `<database>.json`) and
+// measures them again next time without seeding (PostgreSQL's seed takes about 500 s).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +29,7 @@ const PROMPTS = Number(process.env.BENCH_BIG_LIST_PROMPTS ?? 100_000);
 const DATABASES = process.env.BENCH_BIG_LIST_DATABASES?.split(",") ?? ["sqlite", "postgres"];
 const POSTGRES_URL =
   process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const KEEP = process.env.BENCH_BIG_LIST_KEEP;
 const RUNS = 5;
 const TARGET_MS = 1000;
 const PAGE_SIZE = 50;
@@ -79,7 +82,8 @@ function showing(expected) {
 /** Runs `promptstore user create` on the store: an owner of the seeded organization, and its one-time password. */
 function createOwner(databaseUrl, orgId) {
   return new Promise((resolve, reject) => {
-    const email = "bench-owner@example.com";
+    // A kept store has the owners of earlier runs.
+    const email = `bench-owner-${Date.now()}@example.com`;
     const child = spawn(BIN, ["user", "create", email, "--org", orgId, "--role", "owner", "--json"], {
       env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -207,21 +211,25 @@ async function answerTimes(url, projectId, cookie) {
  * Seeds, starts the binary, signs an owner in, measures; `cleanup` removes the store whatever happens. With
  * `analyze` (PostgreSQL), the server's answer is timed before the planner has statistics, then they are gathered.
  */
-async function suite(browser, name, databaseUrl, { size, cleanup, analyze }) {
+async function suite(browser, name, databaseUrl, { size, cleanup, analyze, kept }) {
   const loadBefore = load();
   try {
     process.stdout.write(`${name}: seeding ${count.format(PROMPTS)} prompts… `);
     const started = performance.now();
-    const seeded = await seedLarge(databaseUrl, PROMPTS);
-    const seedSeconds = (performance.now() - started) / 1000;
-    console.log(`${seedSeconds.toFixed(0)} s`);
+    const again = kept && existsSync(kept) ? JSON.parse(readFileSync(kept, "utf8")) : undefined;
+    if (again && again.prompts !== PROMPTS) throw new Error(`${kept} holds ${again.prompts} prompts, not ${PROMPTS}`);
+    const seeded = again?.seeded ?? (await seedLarge(databaseUrl, PROMPTS));
+    const seedSeconds = again ? again.seedSeconds : (performance.now() - started) / 1000;
+    if (kept && !again) writeFileSync(kept, JSON.stringify({ databaseUrl, prompts: PROMPTS, seeded, seedSeconds }));
+    console.log(again ? `kept from an earlier run (${seedSeconds.toFixed(0)} s then)` : `${seedSeconds.toFixed(0)} s`);
     const owner = await createOwner(databaseUrl, seeded.orgId);
     const server = await startServer(databaseUrl);
     try {
       const cookie = await ownerCookie(server.url, owner);
       const all = seededPrompts(PROMPTS);
       let unanalyzed;
-      if (analyze) {
+      // A kept store was analyzed by the run that seeded it.
+      if (analyze && !again) {
         unanalyzed = await answerTimes(server.url, seeded.projectId, cookie);
         await analyze();
       }
@@ -255,17 +263,30 @@ async function main() {
   });
   const results = [];
   try {
+    if (KEEP) mkdirSync(KEEP, { recursive: true });
+    const keptIn = (database) => (KEEP ? join(KEEP, `${database}.json`) : undefined);
+    const keptUrl = (kept) =>
+      kept && existsSync(kept) ? JSON.parse(readFileSync(kept, "utf8")).databaseUrl : undefined;
     if (DATABASES.includes("sqlite")) {
-      const dir = mkdtempSync(join(tmpdir(), "promptstore-big-list-"));
-      const file = join(dir, "big-list.sqlite");
+      const dir = KEEP ?? mkdtempSync(join(tmpdir(), "promptstore-big-list-"));
+      const kept = keptIn("sqlite");
+      const file = keptUrl(kept) ?? join(dir, "big-list.sqlite");
+      // A seed that stopped half way left a file no run names: start again.
+      if (!keptUrl(kept)) rmSync(file, { force: true });
       const size = () => `${(statSync(file).size / 2 ** 30).toFixed(1)} GB file`;
-      const cleanup = async () => rmSync(dir, { recursive: true, force: true });
-      results.push(await suite(browser, "SQLite", file, { size, cleanup }));
+      const cleanup = async () => (KEEP ? undefined : rmSync(dir, { recursive: true, force: true }));
+      results.push(await suite(browser, "SQLite", file, { size, cleanup, kept }));
     }
     if (DATABASES.includes("postgres")) {
-      const db = await postgresDatabase(POSTGRES_URL, "promptstore_big_list");
+      const kept = keptIn("postgres");
+      const url = keptUrl(kept);
+      const db = url ? undefined : await postgresDatabase(POSTGRES_URL, "promptstore_big_list");
       results.push(
-        await suite(browser, "PostgreSQL", db.url, { cleanup: () => db.drop(), analyze: () => db.analyze() }),
+        await suite(browser, "PostgreSQL", url ?? db.url, {
+          cleanup: () => (KEEP ? undefined : db.drop()),
+          analyze: () => db.analyze(),
+          kept,
+        }),
       );
     }
   } finally {
