@@ -47,9 +47,9 @@ function retryAfterSeconds(response: Response): number | null {
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-export async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
+export async function request<T>(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
-  const init: RequestInit = { method, credentials: "same-origin", headers };
+  const init: RequestInit = { method, credentials: "same-origin", headers, signal };
   if (method !== "GET") {
     headers["content-type"] = "application/json";
     if (csrfToken !== null) headers["x-csrf-token"] = csrfToken;
@@ -58,7 +58,9 @@ export async function request<T>(method: Method, path: string, body?: unknown): 
   let response: Response;
   try {
     response = await fetch(path, init);
-  } catch {
+  } catch (error) {
+    // Given up by whoever asked (a search replaced by the next): not a failure to show.
+    if (signal?.aborted) throw error;
     throw new ApiError(0, "Could not reach the server. Check the connection and try again.");
   }
   type Envelope = { success?: boolean; data?: unknown; error?: unknown };
@@ -110,7 +112,8 @@ export async function postStream(path: string, body: unknown, signal: AbortSigna
   throw new ApiError(response.status, text, response.status === 429 ? retryAfterSeconds(response) : null);
 }
 
-export const get = <T>(path: string) => request<T>("GET", path);
+/** `signal`: a request whose answer nobody waits for any more is closed, and the server stops its work. */
+export const get = <T>(path: string, signal?: AbortSignal) => request<T>("GET", path, undefined, signal);
 export const post = <T>(path: string, body?: unknown) => request<T>("POST", path, body);
 export const put = <T>(path: string, body?: unknown) => request<T>("PUT", path, body);
 export const patch = <T>(path: string, body?: unknown) => request<T>("PATCH", path, body);

@@ -82,15 +82,20 @@ export const sessionQuery = queryOptions({
  * server (core's `matchesSearch`): a project of 100 000 prompts is 40 MB as a whole list.
  */
 /** One page of one search of the list: the request itself, which the app's first load sends early (prefetch.ts). */
-export const fetchPromptPage = (projectId: string, q: string, page: number, perPage: number) =>
+export const fetchPromptPage = (projectId: string, q: string, page: number, perPage: number, signal?: AbortSignal) =>
   get<DashboardPromptPage>(
     `${projectPath(projectId)}/prompts?${new URLSearchParams({ q, page: String(page), per_page: String(perPage) }).toString()}`,
+    signal,
   );
 
+/**
+ * Takes the query's signal: a search the screen moved on from (the next search, another page) is cancelled once
+ * nothing shows it, and its request closed, so the server stops reading every name for it.
+ */
 export const promptPageQuery = (projectId: string, q: string, page: number, perPage: number) =>
   queryOptions({
     queryKey: keys.promptPage(projectId, q, page, perPage),
-    queryFn: () => fetchPromptPage(projectId, q, page, perPage),
+    queryFn: ({ signal }) => fetchPromptPage(projectId, q, page, perPage, signal),
   });
 
 export const promptViewQuery = (projectId: string, promptId: string, version: string, guard: boolean) =>

@@ -267,6 +267,45 @@ describe.runIf(chromiumAvailable())("the prompt list, a page at a time, searched
     expect(problems).toEqual([]);
   });
 
+  it("closes the request of a search it moved on from, so the server stops reading for it", async () => {
+    const other = await openPage(context);
+    const held: string[] = [];
+    const failed: string[] = [];
+    try {
+      // The server's answer to "Bill" never comes while the test holds it: the screen moves on to "Billing" first.
+      await other.page.route(
+        (url) => url.pathname.endsWith("/prompts") && url.searchParams.get("q") === "Bill",
+        (route) => {
+          held.push(new URL(route.request().url()).search);
+        },
+      );
+      other.page.on("requestfailed", (request) => {
+        if (new URL(request.url()).searchParams.get("q") === "Bill") failed.push(request.failure()?.errorText ?? "");
+      });
+      await other.page.goto(listUrl);
+      await expect.poll(() => shown(other.page), SETTLE).toMatchObject({ range: "1–50 of 130", busy: "false" });
+      await search(other.page).click();
+      await other.page.keyboard.type("Bill");
+      await expect.poll(() => held, SETTLE).toEqual(["?q=Bill&page=1&per_page=50"]);
+      await other.page.keyboard.type("ing");
+      const billing = ALL.filter((p) => /billing/i.test(p.name) || /billing/i.test(p.id));
+      await expect
+        .poll(() => shown(other.page), SETTLE)
+        .toMatchObject({
+          address: "/prompts?q=Billing",
+          status: `${billing.length} of 130`,
+          names: billing.slice(0, 50).map((p) => p.name),
+          busy: "false",
+        });
+      // The held request was closed by the browser (TanStack Query's signal), not left open.
+      await expect.poll(() => failed, SETTLE).toEqual(["net::ERR_ABORTED"]);
+      expect(other.problems).toEqual([]);
+    } finally {
+      await other.page.unrouteAll({ behavior: "ignoreErrors" });
+      await other.page.close();
+    }
+  });
+
   it("says when nothing matches, and clears the search", async () => {
     await search().fill("no such prompt");
     await expect.poll(() => list().getByRole("heading", { name: "No matching prompts" }).count(), SETTLE).toBe(1);

@@ -129,6 +129,13 @@ export interface SearchPage {
   labels: string[];
 }
 
+/** How a page is read: `pieceSize` (tests cross the pieces' edges with small ones); `signal` stops it between pieces. */
+export interface PageReading {
+  pieceSize?: number;
+  /** Aborted when nobody waits for the page any more (its client left): the next piece throws its reason. */
+  signal?: AbortSignal | undefined;
+}
+
 /**
  * The prompts of page `page` (of `perPage`) among those whose name or id holds `q` (core's `matchesSearch`, the
  * rule the screen has always had), in list order. With nothing to match, a count and the page from the list's
@@ -140,16 +147,21 @@ export async function searchPage(
   q: string,
   page: number,
   perPage: number,
-  pieceSize = SEARCH_PIECE_SIZE,
+  { pieceSize = SEARCH_PIECE_SIZE, signal }: PageReading = {},
 ): Promise<SearchPage> {
   const skip = (page - 1) * perPage;
+  /** A piece of this page's reading, in its turn, unless nobody waits for the page any more. */
+  const piece = <T>(work: () => Promise<T> | T) => {
+    signal?.throwIfAborted();
+    return inTurn(work);
+  };
   let found: { ids: string[]; matching: number; total: number };
   if (q.trim() === "") {
-    found = await positionPage(store, skip, perPage, pieceSize);
+    found = await positionPage(store, skip, perPage, pieceSize, piece);
   } else {
-    found = await scanMatches(store, q, skip, perPage, pieceSize);
+    found = await scanMatches(store, q, skip, perPage, pieceSize, piece);
   }
-  return inTurn(async () => {
+  return piece(async () => {
     const rows = await store.lists().promptsByIds(found.ids);
     const items = await withVariables(store, await withPageLabels(store, rows));
     return { items, matching: found.matching, total: found.total, labels: await store.labels().namesInUse() };
@@ -163,33 +175,43 @@ export async function searchPage(
  * last page each held the loop about 8 ms). A piece with a key at its end is full, so only the last is counted:
  * one query a piece, not two (at 100 000 prompts, 101 queries instead of 200).
  */
-async function positionPage(store: ProjectStore, skip: number, take: number, pieceSize: number) {
+/** Runs one piece of a page's reading (searchPage's `piece`). */
+type Piece = <T>(work: () => Promise<T> | T) => Promise<T>;
+
+async function positionPage(store: ProjectStore, skip: number, take: number, pieceSize: number, piece: Piece) {
   const lists = store.lists();
   let total = 0;
   let after: ListKey | undefined;
   /** The piece the page starts in: the key before it and the page's offset inside it. */
   let start: { after: ListKey | undefined; offset: number } | undefined;
   for (;;) {
-    const end = await inTurn(() => lists.keyAt(after, pieceSize - 1));
-    const counted = end === undefined ? await inTurn(() => lists.countAfter(after, pieceSize)) : pieceSize;
+    const end = await piece(() => lists.keyAt(after, pieceSize - 1));
+    const counted = end === undefined ? await piece(() => lists.countAfter(after, pieceSize)) : pieceSize;
     if (start === undefined && skip < total + counted) start = { after, offset: skip - total };
     total += counted;
     if (end === undefined) break;
     after = end;
   }
   const from = start;
-  const ids = from === undefined ? [] : await inTurn(() => lists.promptIdsAt(from.after, from.offset, take));
+  const ids = from === undefined ? [] : await piece(() => lists.promptIdsAt(from.after, from.offset, take));
   return { ids, matching: total, total };
 }
 
 /** Every name and id, `pieceSize` at a time: the ids of the matches `skip` to `skip + take`, and the counts. */
-async function scanMatches(store: ProjectStore, q: string, skip: number, take: number, pieceSize: number) {
+async function scanMatches(
+  store: ProjectStore,
+  q: string,
+  skip: number,
+  take: number,
+  pieceSize: number,
+  piece: Piece,
+) {
   const ids: string[] = [];
   let matching = 0;
   let total = 0;
   let after: ListKey | undefined;
   for (;;) {
-    const rows = await inTurn(async () => {
+    const rows = await piece(async () => {
       const names = await store.lists().promptNames(after, pieceSize);
       for (const row of names) {
         if (!matchesSearch(row, q)) continue;

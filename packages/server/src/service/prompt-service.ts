@@ -166,8 +166,14 @@ export class PromptService {
   }
 
   /** One page of the dashboard's list among the prompts whose name or id holds `q` ("" for all). */
-  async searchPage(caller: Caller, q: string, page: number, perPage: number): Promise<SearchPage> {
-    return searchPage(this.projectStore(caller), q, page, perPage);
+  async searchPage(
+    caller: Caller,
+    q: string,
+    page: number,
+    perPage: number,
+    signal?: AbortSignal,
+  ): Promise<SearchPage> {
+    return searchPage(this.projectStore(caller), q, page, perPage, { signal });
   }
 
   /** `listWithVariables` page by page, for the dashboard's streamed answer. */

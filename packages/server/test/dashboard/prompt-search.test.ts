@@ -40,7 +40,7 @@ describe.each(DATABASES)("the dashboard's list, a page at a time and searched ($
           // Pieces of 3 and 7 names: a page's prompts come from several pieces, and matches straddle them; of
           // 23, the whole list in one piece, with nothing after it.
           for (const piece of [3, 7, 23]) {
-            const found = await searchPage(store, q, page, perPage, piece);
+            const found = await searchPage(store, q, page, perPage, { pieceSize: piece });
             expect(found.total).toBe(23);
             expect(found.matching).toBe(expected.length);
             expect(found.labels).toEqual(["eu-canary", "staging"]);
@@ -77,8 +77,32 @@ describe.each(DATABASES)("the dashboard's list, a page at a time and searched ($
     }
     const store = t.app.prompts["projectStore"](caller);
     for (const q of ["", "prompt"]) {
-      const found = await searchPage(store, q, 1, 10, 2);
+      const found = await searchPage(store, q, 1, 10, { pieceSize: 2 });
       expect(found.items.map((p) => p.id)).toEqual(["zeta", "eta", "delta", "beta", "alpha"]);
+    }
+  });
+
+  it("stops between pieces once nobody waits for the page, searched or not, and reads no further", async () => {
+    await seed(23);
+    const store = t.app.prompts["projectStore"](await unlimitedCaller(t));
+    const gone = new Error("the client left");
+    for (const q of ["", "support"]) {
+      // A signal that turns aborted at its third look: the reading asks before every piece.
+      let looks = 0;
+      const signal = {
+        throwIfAborted() {
+          if (++looks >= 3) throw gone;
+        },
+      } as AbortSignal;
+      await expect(searchPage(store, q, 1, 4, { pieceSize: 3, signal })).rejects.toBe(gone);
+      expect(looks, q).toBe(3);
+      // Left alone, the same reading takes more pieces than that. Unsearched: the keys at the ends of 7 full
+      // pieces and the 8th's absent one, a count of that last piece, the page's ids, the page. Searched: 8
+      // pieces of names, the page.
+      looks = -100;
+      const whole = await searchPage(store, q, 1, 4, { pieceSize: 3, signal });
+      expect(whole.total).toBe(23);
+      expect(looks + 100, q).toBe(q === "" ? 11 : 9);
     }
   });
 

@@ -11,6 +11,7 @@ import type { AccountService } from "../../service/account-service.js";
 import type { ExampleService } from "../../service/example-service.js";
 import type { PromptService } from "../../service/prompt-service.js";
 import { type AnswersInFlight, envelopeAround, sendPagesAsJson } from "../chunked-json.js";
+import { untilClientGoes } from "../client-gone.js";
 import { ok } from "../envelope.js";
 import { labelParam, promptIdParam, storableIdParam } from "../routes/params.js";
 import { parseInput } from "../validate.js";
@@ -45,7 +46,7 @@ export function registerDashboardPromptRoutes(
       const q = query.q?.trim() ?? "";
       const page = query.page ?? 1;
       const perPage = query.per_page ?? PROMPT_PAGE_MAX;
-      const found = await prompts.searchPage(granted, q, page, perPage);
+      const found = await prompts.searchPage(granted, q, page, perPage, untilClientGoes(reply));
       const answer: DashboardPromptPage = {
         project: { id: granted.projectId, name: granted.projectName },
         role: granted.role,
