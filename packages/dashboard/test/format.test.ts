@@ -1,8 +1,27 @@
 import { describe, expect, it } from "vitest";
-import { formatCount, formatSeconds, plural, rangeLabel, savedByLabel, shortHash, timeAgo } from "../src/ui/format";
+import {
+  formatCount,
+  formatSeconds,
+  fullDate,
+  plural,
+  rangeLabel,
+  savedByLabel,
+  shortHash,
+  timeAgo,
+} from "../src/ui/format";
 
 const now = Date.parse("2025-06-01T12:00:00Z");
 const ago = (seconds: number) => new Date(now - seconds * 1000).toISOString();
+
+describe("fullDate", () => {
+  it("writes the local date and time out, whatever the machine's locale and zone", () => {
+    // Made from local parts, so the expected text holds in any time zone.
+    expect(fullDate(new Date(2026, 10, 26, 9, 5, 7).toISOString())).toBe("26 Nov 2026, 09:05:07");
+    expect(fullDate(new Date(2025, 0, 1, 0, 0, 0).toISOString())).toBe("1 Jan 2025, 00:00:00");
+    expect(fullDate(new Date(1999, 11, 31, 23, 59, 59).toISOString())).toBe("31 Dec 1999, 23:59:59");
+    expect(fullDate("not a date")).toBe("not a date");
+  });
+});
 
 describe("timeAgo", () => {
   it("words each range", () => {
