@@ -77,10 +77,6 @@ export const sessionQuery = queryOptions({
   staleTime: 5 * 60_000,
 });
 
-/**
- * One page of the list among the prompts whose name or id holds `q` ("" for all), searched and counted by the
- * server (core's `matchesSearch`): a project of 100 000 prompts is 40 MB as a whole list.
- */
 /** One page of one search of the list: the request itself, which the app's first load sends early (prefetch.ts). */
 export const fetchPromptPage = (projectId: string, q: string, page: number, perPage: number, signal?: AbortSignal) =>
   get<DashboardPromptPage>(
@@ -89,8 +85,10 @@ export const fetchPromptPage = (projectId: string, q: string, page: number, perP
   );
 
 /**
- * Takes the query's signal: a search the screen moved on from (the next search, another page) is cancelled once
- * nothing shows it, and its request closed, so the server stops reading every name for it.
+ * One page of the list among the prompts whose name or id holds `q` ("" for all), searched and counted by the
+ * server (core's `matchesSearch`): a project of 100 000 prompts is 40 MB as a whole list. It takes the query's
+ * signal: a search the screen moved on from (the next search, another page) is cancelled once nothing shows it,
+ * and its request closed, so the server stops reading every name for it.
  */
 export const promptPageQuery = (projectId: string, q: string, page: number, perPage: number) =>
   queryOptions({

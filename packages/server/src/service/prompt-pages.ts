@@ -168,6 +168,9 @@ export async function searchPage(
   });
 }
 
+/** Runs one piece of a page's reading (searchPage's `piece`). */
+type Piece = <T>(work: () => Promise<T> | T) => Promise<T>;
+
 /**
  * The ids of the prompts `skip` to `skip + take` of the unsearched list, and how many there are: counted
  * `pieceSize` at a time, each piece taking its turn, stepping from piece to piece by the key at its end, so no
@@ -175,9 +178,6 @@ export async function searchPage(
  * last page each held the loop about 8 ms). A piece with a key at its end is full, so only the last is counted:
  * one query a piece, not two (at 100 000 prompts, 101 queries instead of 200).
  */
-/** Runs one piece of a page's reading (searchPage's `piece`). */
-type Piece = <T>(work: () => Promise<T> | T) => Promise<T>;
-
 async function positionPage(store: ProjectStore, skip: number, take: number, pieceSize: number, piece: Piece) {
   const lists = store.lists();
   let total = 0;

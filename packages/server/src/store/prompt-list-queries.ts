@@ -61,9 +61,9 @@ export class PromptListQueries {
   }
 
   /**
-   * How many prompts follow `after` in list order, counting no more than `limit`: a count of the whole list
-   * is taken a piece at a time (service/prompt-pages.ts), since one count of 100 000 rows on SQLite holds the
-   * event loop for about 8 ms (a piece of 1 000: 0.2 ms).
+   * How many prompts follow `after` in list order, counting no more than `limit`: the whole list is counted a
+   * piece at a time (service/prompt-pages.ts; a full piece by the key at its end, the last by this), since one
+   * count of 100 000 rows on SQLite holds the event loop for about 8 ms (a piece of 1 000: 0.2 ms).
    */
   async countAfter(after: ListKey | undefined, limit: number): Promise<number> {
     const piece = this.keysAfter(after).select("id").limit(limit);
