@@ -132,7 +132,7 @@ ${
         enough
           ? `an instance meant for ${STREAMS.toLocaleString("en")} streams should run with \`--max-old-space-size=${enough.mb}\` (its other flags kept) and be given about ${Math.ceil(Math.max(...enough.rows.map((r) => r.peakRssMb)) / 10) * 10} MB.`
           : larger.some(({ rows: r }) => r.length > 0)
-            ? "none of the larger old spaces tried met it either, so the heap is not what misses it in this run: see the load and loop-delay columns (the server waiting for a core)."
+            ? "none of the larger old spaces tried met it in every row either: see the floor above (what the machine's loopback cost in this run), the load, and the major collections."
             : "no larger old space was tried in this run (`BENCH_STREAMS_OLD_SPACE`); the major collections column says whether the heap had a part in it."
       }`
 }${floorVerdict()}

@@ -3,8 +3,9 @@
 // back: it checks the status line, cuts the body at blank lines into events, and looks at an event's bytes only
 // for the marks it waits for (`event: ready`; `event: prompt.published` with the armed version). No HTTP parser,
 // no text decoding, no JSON, no stream machinery (every socket reads into the process's one buffer through
-// `onread`: one callback a read, no `data` event, no Buffer allocated): the readers share the machine's cores with the server they measure, and the less
-// each costs, the less the bench adds to the times it reports (in production the readers are other machines).
+// `onread`: one callback a read, no `data` event, no Buffer allocated): the readers share the machine's cores
+// with the server they measure, and the less each costs, the less the bench adds to the times it reports (in
+// production the readers are other machines).
 // For every publish the parent announces, it reports when each reader received the event naming the published
 // version, as absolute times (performance.timeOrigin + now, comparable across processes).
 import { connect } from "node:net";

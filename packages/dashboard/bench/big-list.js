@@ -271,9 +271,10 @@ async function main() {
     if (DATABASES.includes("sqlite")) {
       const dir = KEEP ?? mkdtempSync(join(tmpdir(), "promptstore-big-list-"));
       const kept = keptIn("sqlite");
-      const file = keptUrl(kept) ?? join(dir, "big-list.sqlite");
+      const url = keptUrl(kept);
+      const file = url ?? join(dir, "big-list.sqlite");
       // A seed that stopped half way left a file no run names: start again.
-      if (!keptUrl(kept)) rmSync(file, { force: true });
+      if (!url) rmSync(file, { force: true });
       const size = () => `${(statSync(file).size / 2 ** 30).toFixed(1)} GB file`;
       const cleanup = async () => (KEEP ? undefined : rmSync(dir, { recursive: true, force: true }));
       results.push(await suite(browser, "SQLite", file, { size, cleanup, kept }));
