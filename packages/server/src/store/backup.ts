@@ -251,6 +251,7 @@ export async function restoreStore(
     ];
   });
   await Promise.all(announced.map((announcement) => announcement?.delivered()));
+  await store.operations.refreshStatistics(store.db, tables);
   return { file, tables: counts };
 }
 

@@ -71,6 +71,8 @@ export interface DialectOperations {
   readSequences(db: Kysely<Database>, tables: string[]): Promise<Record<string, number>>;
   /** Sets `table`'s id sequence to `value`: the next id it hands out is above it. */
   restoreSequence(db: Kysely<Database>, table: string, value: number): Promise<void>;
+  /** Gives the planner statistics for `tables`, just filled by a restore, before the first query is planned. */
+  refreshStatistics(db: Kysely<Database>, tables: string[]): Promise<void>;
   /**
    * Connections to count rate limits on, shared by every instance of the deployment; undefined where the
    * database has one server anyway (SQLite), whose limits are then kept in its process.

@@ -153,6 +153,12 @@ export const postgresOperations: DialectOperations = {
     const name = await serialSequence(db, table);
     if (name && value > 0) await sql`select setval(${name}, ${value}, true)`.execute(db);
   },
+  // A restored table has no statistics until autovacuum gets to it (a minute or more): until then the planner
+  // guesses its size, and may scan 100 000 prompts where an index would do. PostgreSQL's own restore
+  // instructions say to ANALYZE after a restore.
+  async refreshStatistics(db, tables) {
+    if (tables.length > 0) await sql`analyze ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
+  },
   // While the database is away its counts fail, and the rate limiter's in-process stand-in answers: nothing
   // to report.
   sharedCounters: (url, max) => resilientPool(url, max, () => {}),

@@ -95,5 +95,8 @@ export const sqliteOperations: DialectOperations = {
       await sql`insert into sqlite_sequence (name, seq) values (${table}, ${value})`.execute(db);
     }
   },
+  // The SQLite store never runs ANALYZE, so its planner works from the schema alone, before and after a restore:
+  // statistics gathered once would make its plans depend on when that was.
+  refreshStatistics: async () => {},
   sharedCounters: () => undefined,
 };
