@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { SecretUnreadable } from "../secrets/secret-box.js";
-import type { WebhookStore } from "../store/webhooks.js";
+import { DatabaseUnavailable } from "../store/faults.js";
+import type { AttemptOutcome, WebhookStore } from "../store/webhooks.js";
 import type { ChangeBus } from "./change-bus.js";
 import type { Resolver } from "./webhook-address.js";
 import { unreadableReason, type WebhookSecrets } from "./webhook-secrets.js";
@@ -29,6 +30,9 @@ export const RETRY_WINDOW_MS = 24 * HOUR;
 export const JITTER = 0.2;
 /** Delivered and failed deliveries are kept this long, then deleted. */
 export const DELIVERY_RETENTION_MS = 7 * 24 * HOUR;
+/** The first wait before recording an attempt's outcome again, doubling up to the second. */
+const RECORD_RETRY_MS = 250;
+const RECORD_RETRY_MAX_MS = 2 * SECOND;
 
 export interface DispatcherOptions {
   /** Time limit of one attempt, connection to end of the (partly read) answer. */
@@ -139,9 +143,7 @@ export class WebhookDispatcher {
     }
     clearTimeout(this.timer);
     this.running = true;
-    void this.run().finally(() => {
-      this.running = false;
-    });
+    void this.run();
   }
 
   private async run(): Promise<void> {
@@ -156,6 +158,9 @@ export class WebhookDispatcher {
     } catch (error) {
       this.options.onError?.(error);
     }
+    // Cleared here, with no await since the last look: cleared in a `finally` of the caller, a turn later, it let
+    // a wake in between (an attempt ending) find the dispatcher still running, and wait for the timer.
+    this.running = false;
     if (this.stopped) return;
     this.timer = setTimeout(() => this.wake(), wait);
     this.timer.unref();
@@ -171,10 +176,10 @@ export class WebhookDispatcher {
     for (const delivery of await this.store.due(nowIso, free, busy)) {
       if (this.stopped) return;
       const token = randomUUID();
-      const lockedUntil = new Date(now + this.lockMs).toISOString();
-      if (!(await this.store.claim(delivery.id, token, nowIso, lockedUntil))) continue;
+      const claimEnds = now + this.lockMs;
+      if (!(await this.store.claim(delivery.id, token, nowIso, new Date(claimEnds).toISOString()))) continue;
       const controller = new AbortController();
-      const done = this.attempt(delivery, token, controller.signal)
+      const done = this.attempt(delivery, token, claimEnds, controller.signal)
         .catch((error) => this.options.onError?.(error))
         .finally(() => {
           this.inFlight.delete(delivery.id);
@@ -187,6 +192,7 @@ export class WebhookDispatcher {
   private async attempt(
     delivery: Awaited<ReturnType<WebhookStore["due"]>>[number],
     token: string,
+    claimEnds: number,
     signal: AbortSignal,
   ): Promise<void> {
     const started = new Date();
@@ -217,7 +223,7 @@ export class WebhookDispatcher {
       result.ok || result.refused
         ? null
         : nextAttemptAt(Date.parse(first), attemptedAt, delivery.attempts + 1, this.options.retryScale, this.random);
-    await this.store.complete(delivery.id, token, {
+    await this.record(delivery.id, token, claimEnds, {
       status: result.ok ? "delivered" : next === null ? "failed" : "pending",
       attempted_at: new Date(attemptedAt).toISOString(),
       first_attempt_at: first,
@@ -225,6 +231,27 @@ export class WebhookDispatcher {
       error: result.error,
       next_attempt_at: next === null ? null : new Date(next).toISOString(),
     });
+  }
+
+  /**
+   * Records an attempt's outcome. The database may be away for a moment just then (a restart, a full pool):
+   * the outcome is known and the claim is still this instance's until `claimEnds`, so recording is tried
+   * again until shortly before then. Given up, the claim expires and the message is sent again: at least
+   * once, never lost. Left to expire at the first failure, a delivered message went out twice, and every
+   * delivery behind it on the endpoint waited out the claim (30 s by default).
+   */
+  private async record(id: number, token: string, claimEnds: number, outcome: AttemptOutcome): Promise<void> {
+    for (let wait = RECORD_RETRY_MS; ; wait = Math.min(2 * wait, RECORD_RETRY_MAX_MS)) {
+      try {
+        await this.store.complete(id, token, outcome);
+        return;
+      } catch (error) {
+        if (!(error instanceof DatabaseUnavailable) || this.stopped || Date.now() + wait >= claimEnds) {
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   private openSecret(endpointId: string, stored: string): string | Attempt {

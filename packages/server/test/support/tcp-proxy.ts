@@ -5,6 +5,8 @@ export interface TcpProxy {
   port: number;
   /** Drops every open connection and refuses new ones. */
   cut(): void;
+  /** Lets new connections through again, after `cut`: the service is back. */
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,9 @@ export async function tcpProxy(targetHost: string, targetPort: number): Promise<
     cut() {
       cut = true;
       for (const s of sockets) s.destroy();
+    },
+    resume() {
+      cut = false;
     },
     close: () =>
       new Promise((resolve) => {

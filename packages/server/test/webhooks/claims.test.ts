@@ -146,8 +146,10 @@ describe.each(DATABASES)("webhook claims across instances ($name)", (database: T
       expected.push(`created prompt-${n}`, `published prompt-${n}`);
     }
     // What this asserts is order and exactly-once, not speed. Twice in full CI runs on PostgreSQL the last
-    // delivery came after 20 s (the cause is not yet found; alone it takes 2 to 6 s): the wait covers a claim's
-    // expiry (three attempt timeouts, 30 s), the longest a delivery may wait for a lost attempt by design.
+    // delivery came after 20 s (alone it takes 2 to 6 s). The likely cause: an outcome that could not be recorded
+    // (the database busy for a moment) left its claim to expire, 30 s; outcomes are now recorded again while the
+    // claim lasts (outcome-after-outage.test.ts). The wait still covers a claim's expiry (three attempt timeouts),
+    // the longest a delivery may wait for a lost attempt by design.
     await hook.waitFor(() => hook.delivered().length === expected.length, 45_000);
     // Settle: nothing more may come.
     await new Promise((r) => setTimeout(r, 300));
