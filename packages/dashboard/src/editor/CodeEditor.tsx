@@ -77,10 +77,15 @@ const typeOverSelection = EditorView.domEventHandlers({
   },
 });
 
+const parseJson = jsonParseLinter();
+/**
+ * JSON's syntax errors, marked in the text. An empty field is no error: both JSON fields (tools, model settings)
+ * take it for "none", and the card says so; marked, it showed a red point under a valid field.
+ */
+const jsonLinter = linter((view) => (view.state.doc.toString().trim() === "" ? [] : parseJson(view)), { delay: 300 });
+
 function languageOf(language: CodeEditorProps["language"]): Extension {
-  return language === "json"
-    ? [json(), linter(jsonParseLinter(), { delay: 300 })]
-    : [markdownLanguage, keymap.of(markdownKeymap), variableHighlight];
+  return language === "json" ? [json(), jsonLinter] : [markdownLanguage, keymap.of(markdownKeymap), variableHighlight];
 }
 
 function ariaAttributes(props: Pick<CodeEditorProps, "label" | "description" | "invalid" | "readOnly">) {

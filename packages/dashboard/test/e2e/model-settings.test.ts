@@ -104,6 +104,22 @@ describe.runIf(chromiumAvailable())("model settings in the dashboard", () => {
     await page.context().close();
   });
 
+  it("marks broken JSON in the text, and an empty field (no settings) not at all", async () => {
+    const page = await open("laptop", "light");
+    await page.goto(`${server.url}/p/${server.projectId}/prompts/summarizer`);
+    await settings(page).waitFor();
+    const marks = settings(page).locator(".cm-lintRange, .cm-lintPoint");
+    await typeSettings(page, '{ "name": ');
+    await expect.poll(() => marks.count()).toBe(1);
+    await typeSettings(page, "");
+    await page.getByText("No model settings.", { exact: true }).waitFor();
+    // Past the linter's delay (300 ms): a mark it were to put on the empty field would be there by now.
+    await page.waitForTimeout(1000);
+    expect(await marks.count()).toBe(0);
+    await screenshot(page, "model-04-editor-empty");
+    await page.context().close();
+  });
+
   for (const viewport of ["laptop", "phone"] as const) {
     for (const scheme of ["light", "dark"] as const) {
       it(`editor and diff are accessible (${viewport}, ${scheme})`, async () => {
