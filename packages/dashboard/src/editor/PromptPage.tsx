@@ -47,14 +47,18 @@ export default function PromptPage() {
           ) : null}
         </div>
         <p className="prompt-pointers">
-          <span className="badge badge-production">production</span>
-          {prompt.production_version ? (
-            <span className="hash">{shortHash(prompt.production_version)}</span>
-          ) : (
-            <span className="muted">not published</span>
-          )}
-          <span className="badge badge-latest">latest</span>
-          <span className="hash">{shortHash(prompt.version)}</span>
+          <span className="prompt-label">
+            <span className="badge badge-production">production</span>
+            {prompt.production_version ? (
+              <span className="hash">{shortHash(prompt.production_version)}</span>
+            ) : (
+              <span className="muted">not published</span>
+            )}
+          </span>
+          <span className="prompt-label">
+            <span className="badge badge-latest">latest</span>
+            <span className="hash">{shortHash(prompt.version)}</span>
+          </span>
           {labelEntries(prompt.labels)
             .filter(([name]) => name !== "production")
             .map(([name, hash]) => (

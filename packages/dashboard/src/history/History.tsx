@@ -71,8 +71,12 @@ export default function History() {
     next.set(key, value);
     setParams(next, { replace: true });
   };
-  const label = (v: Version) =>
-    `${shortHash(v.version)} — ${v.message ?? "no message"}${v.version === production ? " (production)" : ""}${v.version === latest ? " (latest)" : ""}`;
+  // The pointers before the message: a picker cuts a long option at its width, and a message may be long.
+  const label = (v: Version) => {
+    const pointers = [v.version === production ? "production" : null, v.version === latest ? "latest" : null];
+    const named = pointers.filter((p) => p !== null).join(", ");
+    return `${shortHash(v.version)}${named ? ` (${named})` : ""} — ${v.message ?? "no message"}`;
+  };
 
   return (
     <div className="stack-lg">
