@@ -93,6 +93,12 @@ describe.runIf(chromiumAvailable())("model settings in the dashboard", () => {
     await page.getByRole("link", { name: "History" }).click();
     await page.getByLabel("From").selectOption({ value: first });
     await page.getByLabel("To").selectOption({ value: latest.version });
+    // A picker names a version's pointers before its message, which a narrow picker may cut.
+    const chosen = (picker: string) => page.getByLabel(picker).locator("option:checked").textContent();
+    expect([await chosen("From"), await chosen("To")]).toEqual([
+      `${first.slice(0, 7)} — no message`,
+      `${latest.version.slice(0, 7)} (latest) — no message`,
+    ]);
     const model = page.getByRole("list", { name: "Model settings" });
     await model.waitFor();
     expect(await model.getByText("changed", { exact: true }).count()).toBe(1);
