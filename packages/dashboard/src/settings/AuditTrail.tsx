@@ -45,7 +45,7 @@ export function AuditTrail({ projectId, projectName }: { projectId: string; proj
       ) : (
         <>
           <div className="table-wrap">
-            <table className="table table-stack">
+            <table className="table table-stack audit-table">
               <thead>
                 <tr>
                   <th scope="col">When</th>
@@ -67,8 +67,10 @@ export function AuditTrail({ projectId, projectName }: { projectId: string; proj
                     <td data-label="Of">
                       <span className="hash">{entry.target}</span>
                     </td>
-                    <td data-label="From → to" className="audit-pointer">
-                      {pointer(entry.before)} → {pointer(entry.after)}
+                    <td data-label="From → to">
+                      <span className="audit-pointer">
+                        {pointer(entry.before)} → {pointer(entry.after)}
+                      </span>
                     </td>
                     <td data-label="By">{entry.actor}</td>
                   </tr>
