@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { SecretUnreadable } from "../secrets/secret-box.js";
 import { DatabaseUnavailable } from "../store/faults.js";
 import type { AttemptOutcome, WebhookStore } from "../store/webhooks.js";
@@ -223,7 +224,7 @@ export class WebhookDispatcher {
       result.ok || result.refused
         ? null
         : nextAttemptAt(Date.parse(first), attemptedAt, delivery.attempts + 1, this.options.retryScale, this.random);
-    await this.record(delivery.id, token, claimEnds, {
+    await this.record(delivery.id, token, claimEnds, signal, {
       status: result.ok ? "delivered" : next === null ? "failed" : "pending",
       attempted_at: new Date(attemptedAt).toISOString(),
       first_attempt_at: first,
@@ -238,18 +239,26 @@ export class WebhookDispatcher {
    * the outcome is known and the claim is still this instance's until `claimEnds`, so recording is tried
    * again until shortly before then. Given up, the claim expires and the message is sent again: at least
    * once, never lost. Left to expire at the first failure, a delivered message went out twice, and every
-   * delivery behind it on the endpoint waited out the claim (30 s by default).
+   * delivery behind it on the endpoint waited out the claim (30 s by default). Stopping (`signal`) ends the
+   * wait at once: the claim then expires as it would have.
    */
-  private async record(id: number, token: string, claimEnds: number, outcome: AttemptOutcome): Promise<void> {
+  private async record(
+    id: number,
+    token: string,
+    claimEnds: number,
+    signal: AbortSignal,
+    outcome: AttemptOutcome,
+  ): Promise<void> {
     for (let wait = RECORD_RETRY_MS; ; wait = Math.min(2 * wait, RECORD_RETRY_MAX_MS)) {
       try {
         await this.store.complete(id, token, outcome);
         return;
       } catch (error) {
-        if (!(error instanceof DatabaseUnavailable) || this.stopped || Date.now() + wait >= claimEnds) {
+        if (!(error instanceof DatabaseUnavailable) || Date.now() + wait >= claimEnds) throw error;
+        // The database's fault is what is reported (and not logged), not the abort that cut the wait short.
+        await sleep(wait, undefined, { signal }).catch(() => {
           throw error;
-        }
-        await new Promise((resolve) => setTimeout(resolve, wait));
+        });
       }
     }
   }

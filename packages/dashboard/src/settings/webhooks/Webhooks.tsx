@@ -81,7 +81,7 @@ export function Webhooks({ projectId, projectName }: { projectId: string; projec
                     </span>
                   ) : null}
                 </td>
-                <td data-label="Added" className="webhook-added">
+                <td data-label="Added">
                   <TimeAgo iso={hook.created_at} />
                 </td>
                 <td className="cell-actions">
