@@ -96,6 +96,18 @@ const envSchema = z.object({
   PROMPTSTORE_MODEL_ALLOW_PRIVATE: flag.default(false),
   /** A model call with no answer head, or no byte on its stream, for this long ends as provider_timeout. */
   PROMPTSTORE_MODEL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** The whole of one model call, however lively its stream; ends as provider_timeout. */
+  PROMPTSTORE_MODEL_TOTAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /**
+   * The most of one model answer the server keeps: its content and its tool calls' arguments, in UTF-8 bytes
+   * (1 MiB, about 250 000 tokens). More ends the call as provider_answer_too_large.
+   */
+  PROMPTSTORE_MODEL_MAX_ANSWER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(1024 * 1024),
   /** Time limit of one webhook attempt, from connecting to the end of the (partly read) answer. */
   PROMPTSTORE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Multiplies the webhook retry waits and the 24-hour retry window; below 1 only to test retries quickly. */

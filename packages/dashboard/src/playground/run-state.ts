@@ -139,6 +139,7 @@ export const ERROR_TITLES: Record<string, string> = {
   provider_rate_limited: "The provider's rate limit was reached",
   provider_error: "The provider answered with an error",
   provider_timeout: "The provider did not answer in time",
+  provider_answer_too_large: "The provider's answer was too large",
   provider_stream_broken: "The provider's answer broke off",
   provider_unreachable: "The provider could not be reached",
   stream_ended: "The answer broke off",

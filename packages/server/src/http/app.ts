@@ -184,6 +184,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
       guardText: config.PROMPTSTORE_GUARD_TEXT,
       allowPrivate: config.PROMPTSTORE_MODEL_ALLOW_PRIVATE,
       timeoutMs: config.PROMPTSTORE_MODEL_TIMEOUT_SECONDS * 1000,
+      totalTimeoutMs: config.PROMPTSTORE_MODEL_TOTAL_TIMEOUT_SECONDS * 1000,
+      maxAnswerBytes: config.PROMPTSTORE_MODEL_MAX_ANSWER_BYTES,
     },
     {
       ran(outcome, ttftMs) {

@@ -18,6 +18,7 @@ export type ProviderErrorCode =
   | "provider_rate_limited"
   | "provider_error"
   | "provider_timeout"
+  | "provider_answer_too_large"
   | "provider_stream_broken"
   | "provider_unreachable";
 
@@ -57,9 +58,20 @@ export interface ModelAnswer {
 
 export interface CallOptions {
   allowPrivate: boolean;
+  /** The idle limit: no answer head, or nothing on the stream, for this long ends the call. */
   timeoutMs: number;
+  /** The whole call's limit, however lively the stream: a provider that drips forever is ended by it. */
+  totalTimeoutMs: number;
+  /**
+   * The most of an answer kept: its content and its tool calls' arguments together, in UTF-8 bytes. A line
+   * of the stream not yet ended may hold this much and 64 KiB of framing besides.
+   */
+  maxAnswerBytes: number;
   signal: AbortSignal;
 }
+
+/** Room for a stream line's JSON framing around the answer's own bytes. */
+const LINE_FRAMING_BYTES = 64 * 1024;
 
 /**
  * Connections to providers are kept alive between calls: a new TCP (and TLS) connection per run would add
@@ -70,6 +82,9 @@ const AGENTS = {
   http: new HttpAgent({ keepAlive: true, maxFreeSockets: 16 }),
   https: new HttpsAgent({ keepAlive: true, maxFreeSockets: 16 }),
 };
+
+/** The most tool calls one answer may hold: an index past it is a broken stream, not an array to grow. */
+const MAX_TOOL_CALLS = 128;
 
 /** The most of an error answer read (its message is what matters); the rest is dropped. */
 const MAX_ERROR_BODY = 64 * 1024;
@@ -126,12 +141,14 @@ function statusError(status: number, body: string, apiKey: string | null, model:
   return new ProviderError("provider_error", `provider: answered ${status} (${said}${message})`, status);
 }
 
+/** The start of an error answer: reading stops at MAX_ERROR_BODY (the caller's abort then ends the socket). */
 async function readSome(response: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response) {
-    if (size < MAX_ERROR_BODY) chunks.push(chunk as Buffer);
+    chunks.push(chunk as Buffer);
     size += (chunk as Buffer).length;
+    if (size >= MAX_ERROR_BODY) break;
   }
   return Buffer.concat(chunks).toString("utf8").slice(0, MAX_ERROR_BODY);
 }
@@ -163,24 +180,31 @@ export async function callModel(
   if (request.apiKey) headers.authorization = `Bearer ${request.apiKey}`;
 
   const controller = new AbortController();
-  let timedOut = false;
+  let timedOut: "idle" | "total" | null = null;
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      timedOut = true;
+      timedOut ??= "idle";
       controller.abort();
     }, options.timeoutMs);
   };
+  let totalTimer: NodeJS.Timeout | undefined;
   const stop = () => controller.abort();
   if (options.signal.aborted) throw new RunStopped("stopped");
   options.signal.addEventListener("abort", stop, { once: true });
   const failure = (error: unknown): Error => {
     if (options.signal.aborted) return new RunStopped("stopped");
-    if (timedOut) {
+    if (timedOut === "idle") {
       return new ProviderError(
         "provider_timeout",
         `provider: no answer within ${Math.round(options.timeoutMs / 1000)} s (PROMPTSTORE_MODEL_TIMEOUT_SECONDS)`,
+      );
+    }
+    if (timedOut === "total") {
+      return new ProviderError(
+        "provider_timeout",
+        `provider: the answer did not end within ${Math.round(options.totalTimeoutMs / 1000)} s (PROMPTSTORE_MODEL_TOTAL_TIMEOUT_SECONDS)`,
       );
     }
     if (error instanceof ProviderError) return error;
@@ -200,6 +224,10 @@ export async function callModel(
   let streaming = false;
   let completed = false;
   try {
+    totalTimer = setTimeout(() => {
+      timedOut ??= "total";
+      controller.abort();
+    }, options.totalTimeoutMs);
     arm();
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
       const send = url.protocol === "https:" ? httpsRequest : httpRequest;
@@ -224,7 +252,16 @@ export async function callModel(
     let usage: Usage | null = null;
     let ttftMs: number | null = null;
     let done = false;
-    let pending = "";
+    let answerBytes = 0;
+    const tooLarge = (what: string) =>
+      new ProviderError(
+        "provider_answer_too_large",
+        `provider: ${what} is larger than ${options.maxAnswerBytes} bytes (PROMPTSTORE_MODEL_MAX_ANSWER_BYTES)`,
+      );
+    const count = (text: string) => {
+      answerBytes += Buffer.byteLength(text, "utf8");
+      if (answerBytes > options.maxAnswerBytes) throw tooLarge("the answer");
+    };
     const firstPiece = () => {
       if (ttftMs === null) ttftMs = Math.round(performance.now() - started);
     };
@@ -260,6 +297,7 @@ export async function callModel(
         const delta = choice.delta ?? {};
         if (typeof delta.content === "string" && delta.content !== "") {
           firstPiece();
+          count(delta.content);
           content = (content ?? "") + delta.content;
           await onPiece({ kind: "content", content: delta.content });
         }
@@ -268,7 +306,14 @@ export async function callModel(
           const index = Number(call.index ?? 0);
           const parts = calls[index] ?? { id: "", name: "", arguments: "" };
           calls[index] = parts;
+          if (!Number.isInteger(index) || index < 0 || index >= MAX_TOOL_CALLS) {
+            throw new ProviderError(
+              "provider_stream_broken",
+              `provider: a tool call's index ${call.index} is not valid`,
+            );
+          }
           const piece: Piece = { kind: "tool_call", index, arguments: String(call.function?.arguments ?? "") };
+          count(piece.arguments);
           if (typeof call.id === "string") {
             piece.id = call.id;
             parts.id = call.id;
@@ -285,18 +330,36 @@ export async function callModel(
 
     streaming = true;
     response.setEncoding("utf8");
+    // Lines are cut in linear time: each piece of text is searched once, from where the last line ended, and
+    // the start of a line not yet ended waits in `partial` (bounded) until its newline comes.
+    const maxLine = options.maxAnswerBytes + LINE_FRAMING_BYTES;
+    let partial: string[] = [];
+    let partialLength = 0;
     for await (const text of response as AsyncIterable<string>) {
       arm();
-      pending += text;
-      let newline = pending.indexOf("\n");
+      let start = 0;
+      let newline = text.indexOf("\n");
       while (newline !== -1) {
-        const line = pending.slice(0, newline).replace(/\r$/, "");
-        pending = pending.slice(newline + 1);
+        let line = text.slice(start, newline);
+        if (partial.length > 0) {
+          partial.push(line);
+          line = partial.join("");
+          partial = [];
+          partialLength = 0;
+        }
+        if (line.endsWith("\r")) line = line.slice(0, -1);
         if (line.startsWith("data:")) await handleData(line.slice(5).trimStart());
         if (done) break;
-        newline = pending.indexOf("\n");
+        start = newline + 1;
+        newline = text.indexOf("\n", start);
       }
       if (done) break;
+      if (start < text.length) {
+        partial.push(start === 0 ? text : text.slice(start));
+        partialLength += text.length - start;
+        // A UTF-16 unit is at least one UTF-8 byte: a line this long in units is too long in bytes.
+        if (partialLength > maxLine) throw tooLarge("a line of the stream");
+      }
     }
     if (!done) {
       throw new ProviderError("provider_stream_broken", "provider: the stream ended before data: [DONE]");
@@ -320,7 +383,7 @@ export async function callModel(
     if (
       streaming &&
       !options.signal.aborted &&
-      !timedOut &&
+      timedOut === null &&
       (code === "ECONNRESET" || (error as Error).message === "aborted")
     ) {
       throw new ProviderError("provider_stream_broken", "provider: the connection was cut before the answer ended");
@@ -328,6 +391,7 @@ export async function callModel(
     throw failure(error);
   } finally {
     clearTimeout(timer);
+    clearTimeout(totalTimer);
     options.signal.removeEventListener("abort", stop);
     // Anything but a complete answer ends the request and destroys its socket: nothing is left half-read.
     if (!completed) controller.abort();

@@ -22,6 +22,8 @@ export interface RunServiceOptions {
   guardText: string;
   allowPrivate: boolean;
   timeoutMs: number;
+  totalTimeoutMs: number;
+  maxAnswerBytes: number;
 }
 
 export type RunOutcome = "ok" | "error" | "stopped";
@@ -192,7 +194,13 @@ export class RunService {
           apiKey: run.connection.apiKey,
           body: providerBody(run.settings.model, system, run.messages, run.target.tools),
         },
-        { allowPrivate: this.options.allowPrivate, timeoutMs: this.options.timeoutMs, signal },
+        {
+          allowPrivate: this.options.allowPrivate,
+          timeoutMs: this.options.timeoutMs,
+          totalTimeoutMs: this.options.totalTimeoutMs,
+          maxAnswerBytes: this.options.maxAnswerBytes,
+          signal,
+        },
         onPiece,
       );
       this.meter.ran("ok", answer.ttftMs);

@@ -25,7 +25,13 @@ export type Behaviour =
       usage?: { prompt_tokens: number; completion_tokens: number };
     }
   | { kind: "hang" }
-  | { kind: "error"; status: 401 | 404 | 429 | 500 | 400; message?: string };
+  /** Content deltas of `deltaBytes` characters (16), without end; a pause of `delayMs` (0) every 64. */
+  | { kind: "endless"; deltaBytes?: number; delayMs?: number }
+  /** One `data:` line that never ends: 64 KiB blocks with a pause of `delayMs` (0) between. */
+  | { kind: "no_newlines"; delayMs?: number }
+  /** A comment line every `intervalMs` (500), and nothing else, forever. */
+  | { kind: "drip"; intervalMs?: number }
+  | { kind: "error"; status: 401 | 404 | 429 | 500 | 400; message?: string; retryAfter?: number };
 
 export interface StandIn {
   url: string;

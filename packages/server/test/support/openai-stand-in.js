@@ -86,6 +86,54 @@ function errorBody(status, model, message) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Hostile providers: answers that never end. Each writes until the client goes (its socket closes), waiting
+ * for the socket to drain, so the stand-in's own memory stays flat however fast the client reads.
+ * - `endless`: content deltas of `deltaBytes` characters (default 16), one after another, never `[DONE]`.
+ * - `no_newlines`: one `data:` line that never ends: a JSON string opened and filled with `x` forever.
+ * - `drip`: a comment line (`: keep-alive`) every `intervalMs`, and nothing else, forever.
+ */
+const HOSTILE = new Set(["endless", "no_newlines", "drip"]);
+
+async function hostile(behaviour, response, model) {
+  response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+  let closed = false;
+  response.on("close", () => {
+    closed = true;
+  });
+  const write = async (text) => {
+    if (closed || response.destroyed) return false;
+    if (!response.write(text)) {
+      await new Promise((resolve) => {
+        response.once("drain", resolve);
+        response.once("close", resolve);
+      });
+    }
+    return !closed && !response.destroyed;
+  };
+  if (behaviour.kind === "endless") {
+    const piece = "x".repeat(behaviour.deltaBytes ?? 16);
+    const frame = `data: ${JSON.stringify({
+      id: "chatcmpl-endless",
+      object: "chat.completion.chunk",
+      created: CREATED,
+      model,
+      choices: [{ index: 0, delta: { content: piece }, finish_reason: null }],
+    })}\n\n`;
+    let sent = 0;
+    while (await write(frame)) {
+      // Let the event loop breathe now and then, so a test's other work runs beside the flood.
+      if (++sent % 64 === 0) await sleep(behaviour.delayMs ?? 0);
+    }
+  } else if (behaviour.kind === "no_newlines") {
+    const block = "x".repeat(64 * 1024);
+    if (!(await write('data: {"choices":[{"index":0,"delta":{"content":"'))) return;
+    while (await write(block)) await sleep(behaviour.delayMs ?? 0);
+  } else {
+    while (await write(": keep-alive\n\n")) await sleep(behaviour.intervalMs ?? 500);
+  }
+}
+
 /** @type {typeof import("./openai-stand-in.d.ts").startStandIn} */
 export async function startStandIn(apiKey = "sk-test-stand-in-0123456789") {
   const behaviours = new Map();
@@ -107,8 +155,12 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789") {
     if (request.headers.authorization !== `Bearer ${apiKey}`) return sendError(401); // [auth], [errors]
     const behaviour = behaviours.get(model);
     if (!behaviour) return sendError(404); // [errors]
-    if (behaviour.kind === "error") return sendError(behaviour.status, behaviour.message);
+    if (behaviour.kind === "error") {
+      if (behaviour.retryAfter !== undefined) response.setHeader("retry-after", String(behaviour.retryAfter));
+      return sendError(behaviour.status, behaviour.message);
+    }
     if (behaviour.kind === "hang") return; // never answers: the client's timeout must end it
+    if (HOSTILE.has(behaviour.kind)) return hostile(behaviour, response, model);
 
     const id = `chatcmpl-standin${requests.length}`;
     const includeUsage = body.stream_options?.include_usage === true;
