@@ -1,21 +1,9 @@
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
-import type { DialectName } from "./dialect-name.js";
+import type { DialectOperations, DirectConnection, DirectStatement } from "./dialects/operations.js";
 import type { DatabaseHealth } from "./health.js";
 import type { Database } from "./schema.js";
 
 const slot = (i: number) => `\u0000slot${i}\u0000`;
-
-/** The part of better-sqlite3's connection a direct read uses. */
-export interface DirectConnection {
-  readonly inTransaction: boolean;
-  prepare(sql: string): DirectStatement;
-}
-
-interface DirectStatement {
-  raw(toggle: boolean): DirectStatement;
-  columns(): { name: string }[];
-  all(parameters: unknown[]): unknown[][];
-}
 
 interface Template {
   compiled: CompiledQuery;
@@ -38,8 +26,8 @@ export class CompiledQueries {
   private readonly templates = new Map<string, Template>();
 
   constructor(
-    /** The dialect the queries are compiled for: what a query built here may need to know of it. */
-    readonly dialect: DialectName,
+    /** The dialect the queries are compiled for: what a query built here may need of it. */
+    readonly operations: DialectOperations,
     private readonly health: DatabaseHealth,
     private readonly direct?: DirectConnection,
   ) {}

@@ -67,7 +67,7 @@ export async function openStore(databaseUrl: string | undefined, options: StoreO
     db,
     dialect,
     operations,
-    queries: new CompiledQueries(dialect, health, opened.direct),
+    queries: new CompiledQueries(operations, health, opened.direct),
     channel,
     events: new EventStore(db, operations),
     location: redact(location),

@@ -4,7 +4,6 @@ import type { Kysely } from "kysely";
 import { type NewAuditEntry, recordAudit } from "./audit.js";
 import type { Announcement, ChangeChannel } from "./change-channel.js";
 import type { CompiledQueries } from "./compiled-queries.js";
-import { labelColumns } from "./dialects/label-json.js";
 import type { EventStore, NewEvent } from "./events.js";
 import { LabelStore } from "./labels.js";
 import { type ListKey, PromptListQueries, promptsInListOrder, servedVersions } from "./prompt-list-queries.js";
@@ -180,7 +179,7 @@ export class ProjectStore {
    * to latest), one row of one compiled query.
    */
   async readPointer(promptId: string, pointer: "production" | "latest"): Promise<PromptAndVersion | undefined> {
-    const labels = labelColumns(this.queries.dialect);
+    const labels = this.queries.operations.labelColumns();
     const rows = await this.queries.rows(
       this.db,
       `readPointer:${pointer}`,
@@ -211,7 +210,7 @@ export class ProjectStore {
     promptId: string,
     hash: string,
   ): Promise<(Omit<PromptAndVersion, "version"> & { version: PromptAndVersion["version"] | undefined }) | undefined> {
-    const labels = labelColumns(this.queries.dialect);
+    const labels = this.queries.operations.labelColumns();
     const rows = await this.queries.rows(
       this.db,
       "readVersion",

@@ -1,7 +1,6 @@
-import type { Dialect, Kysely } from "kysely";
+import type { Dialect, Kysely, RawBuilder } from "kysely";
 import type pg from "pg";
 import type { ChangeChannel } from "../change-channel.js";
-import type { DirectConnection } from "../compiled-queries.js";
 import type { DialectName } from "../dialect-name.js";
 import type { DatabaseHealth } from "../health.js";
 import type { Database } from "../schema.js";
@@ -24,6 +23,18 @@ export interface OpenOptions {
   invalidationTimeoutMs?: number;
   /** SQLite's WAL checkpoints run on a thread of their own, not in a COMMIT on the event loop (the server's). */
   checkpointOffTheLoop?: boolean;
+}
+
+/** SQLite's one connection, on which a compiled read runs at once when no transaction holds it. */
+export interface DirectConnection {
+  readonly inTransaction: boolean;
+  prepare(sql: string): DirectStatement;
+}
+
+export interface DirectStatement {
+  raw(toggle: boolean): DirectStatement;
+  columns(): { name: string }[];
+  all(parameters: unknown[]): unknown[][];
 }
 
 /** A database as a dialect opened it: what the store builds Kysely, its queries and its channel from. */
@@ -78,6 +89,19 @@ export interface DialectOperations {
    * database has one server anyway (SQLite), whose limits are then kept in its process.
    */
   sharedCounters(url: string, max: number): pg.Pool | undefined;
+  /**
+   * A read's prompt row also carries its labels and rollouts, as JSON objects built by the database in the
+   * same statement (correlated subqueries on their primary keys: nearly free when a prompt has none), so the
+   * read path stays one query. `p` is the prompts table's alias. Labels come as `{name: hash}` in name order,
+   * rollouts as `{label: [candidate, percent]}`; both `{}` when there are none.
+   */
+  labelColumns(): LabelColumns;
+}
+
+/** The columns of DialectOperations.labelColumns, each a JSON object as text. */
+export interface LabelColumns {
+  labels: RawBuilder<string>;
+  rollouts: RawBuilder<string>;
 }
 
 /** The rows of a page with the position column taken off, and the position of its last row. */

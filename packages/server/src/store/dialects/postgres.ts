@@ -83,6 +83,12 @@ async function serialSequence(db: Kysely<Database>, table: string): Promise<stri
 /** A pool of connections shared by every instance of a deployment. */
 export const postgresOperations: DialectOperations = {
   name: "postgres",
+  labelColumns: () => ({
+    labels: sql<string>`(select coalesce(json_object_agg(l.name, l.version order by l.name)::text, '{}')
+      from prompt_labels l where l.project_id = p.project_id and l.prompt_id = p.id)`,
+    rollouts: sql<string>`(select coalesce(json_object_agg(r.label, json_build_array(r.candidate, r.percent))::text, '{}')
+      from rollouts r where r.project_id = p.project_id and r.prompt_id = p.id)`,
+  }),
   // Connecting never creates a database: one that is not there fails to open, saying so.
   exists: () => true,
   open(location, options, health) {

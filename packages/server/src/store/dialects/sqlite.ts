@@ -63,6 +63,13 @@ function opening<T>(health: DatabaseHealth, open: () => T): T {
 export const sqliteOperations: DialectOperations = {
   name: "sqlite",
   exists: (path) => existsSync(path),
+  // SQLite walks the primary key (project, prompt, name), so the object comes in name order.
+  labelColumns: () => ({
+    labels: sql<string>`(select json_group_object(l.name, l.version)
+      from prompt_labels l where l.project_id = p.project_id and l.prompt_id = p.id)`,
+    rollouts: sql<string>`(select json_group_object(r.label, json_array(r.candidate, r.percent))
+      from rollouts r where r.project_id = p.project_id and r.prompt_id = p.id)`,
+  }),
   open(location, options, health) {
     const { dialect, database } = opening(health, () =>
       sqliteDialect(location, { checkpointOffTheLoop: options.checkpointOffTheLoop }),
