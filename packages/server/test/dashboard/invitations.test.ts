@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { InvitationStore } from "../../src/store/invitations.js";
 import { useTestApp } from "../support/app.js";
 import { type Browser, browser, member, newUser, PASSWORD, sessionCookie, signIn } from "../support/dashboard.js";
 import { DATABASES } from "../support/databases.js";
@@ -158,6 +159,44 @@ describe.each(DATABASES)("invitations ($name)", (database) => {
     const malformed = await anonymous(t, "/api/dashboard/invitations/preview", { token: "nope" });
     expect(malformed.status).toBe(400);
     expect(malformed.body).toEqual({ success: false, error: "token: is not an invitation token" });
+  });
+
+  it("the store's accept of an invitation revoked after the service's check joins nobody", async () => {
+    // The service checked the invitation while it was pending; the owner revokes it before the accept
+    // lands. The accept's own condition (revoked_at IS NULL, in its transaction) is what refuses it then.
+    const owner = await member(t, "owner");
+    const email = await newUser(t, (await t.newProject()).orgId, "viewer");
+    const invitee = await signIn(t, email);
+    const created = await invite(owner, email, "editor");
+    expect((await owner.call("DELETE", `${invitationsOf(t.project.orgId)}/${created.id}`)).status).toBe(200);
+    const auditBefore = await t.store.db.selectFrom("audit_log").select("id").execute();
+    const at = new Date().toISOString();
+    const outcome = await new InvitationStore(t.store.db).accept(created.id, invitee.userId, at, {
+      orgId: t.project.orgId,
+      projectId: null,
+      at,
+      actor: `user:${email}`,
+      action: "invitation.accepted",
+      target: email,
+      before: null,
+      after: "editor",
+    });
+    expect(outcome).toBe("not_pending");
+    const memberships = await t.store.db
+      .selectFrom("memberships")
+      .select("org_id")
+      .where("user_id", "=", invitee.userId)
+      .execute();
+    expect(memberships.map((m) => m.org_id)).not.toContain(t.project.orgId);
+    expect(memberships).toHaveLength(1);
+    const row = await t.store.db
+      .selectFrom("invitations")
+      .select(["accepted_at", "accepted_by", "revoked_at"])
+      .where("id", "=", created.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ accepted_at: null, accepted_by: null, revoked_at: expect.any(String) });
+    expect(await t.store.db.selectFrom("audit_log").select("id").execute()).toHaveLength(auditBefore.length);
+    expect((await invitee.call("GET", `/api/dashboard/projects/${t.project.projectId}/prompts`)).status).toBe(404);
   });
 
   it("only owners invite, list and revoke; a member cannot be invited twice", async () => {
