@@ -47,23 +47,11 @@ export const invitationPreviewQuery = (token: string) =>
     retry: false,
   });
 
-/** Both ways in end with the session listing the new organization. */
+/** Joining ends with the session listing the new organization. */
 export function useAcceptInvitation() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (token: string) => post<SessionView>("/api/dashboard/invitations/accept", { token }),
     onSuccess: (session) => client.setQueryData(keys.session, remember(session)),
-  });
-}
-
-export function useCreateInvitedAccount() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: { token: string; password: string }) =>
-      post<SessionView>("/api/dashboard/invitations/account", body),
-    onSuccess: (session) => {
-      client.removeQueries({ predicate: (q) => q.queryKey[0] !== "session" });
-      client.setQueryData(keys.session, remember(session));
-    },
   });
 }

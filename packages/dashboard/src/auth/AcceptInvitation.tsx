@@ -1,23 +1,18 @@
-import { invitationAccountBody } from "@promptstore/core/dashboard";
 import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, useState } from "react";
+import type { ReactNode } from "react";
 import { Link, useLocation, useNavigate } from "react-router";
-import { isApiError } from "../api/client";
-import { errorFor, type FieldError, unplacedErrors } from "../api/errors";
-import { invitationPreviewQuery, useAcceptInvitation, useCreateInvitedAccount } from "../api/invitation-queries";
+import { invitationPreviewQuery, useAcceptInvitation } from "../api/invitation-queries";
 import { sessionQuery } from "../api/queries";
-import { validate } from "../forms/validate";
 import { Brand } from "../shell/Brand";
-import { Field, FormAlert } from "../ui/Field";
+import { FormAlert } from "../ui/Field";
 import { ErrorState, errorText, Loading } from "../ui/States";
+import { PasswordForm } from "./PasswordForm";
 import { SignOutButton } from "./SignOutButton";
-
-const accountForm = invitationAccountBody.pick({ password: true });
 
 /**
  * The page an invitation link opens (`/invite#<token>`: the token stays in the fragment, out of every request
- * line and log). Signed in as the invited e-mail: one button joins. Signed out: sign in and come back, or
- * create the account with a password of one's own.
+ * line and log). Signed in as the invited e-mail: one button joins (after choosing a password, when signed in
+ * with a one-time one). Signed out: sign in as that e-mail and come back; the link creates no account.
  */
 export default function AcceptInvitation() {
   const { hash } = useLocation();
@@ -43,7 +38,9 @@ export default function AcceptInvitation() {
         <p className="lead">
           This invitation is for <strong>{offer.email}</strong>, until {new Date(offer.expires_at).toLocaleString()}.
         </p>
-        {user && user.email === offer.email ? (
+        {user && user.email === offer.email && user.must_change_password ? (
+          <ChooseThenJoin email={user.email} />
+        ) : user && user.email === offer.email ? (
           <JoinButton token={token} org={offer.org.name} role={offer.role} />
         ) : user ? (
           <div className="stack">
@@ -90,70 +87,37 @@ function JoinButton({ token, org, role }: { token: string; org: string; role: st
   );
 }
 
+/**
+ * Signed out: sign in as the invited address. The link creates no account (decisions.md, "Invitations and
+ * other organizations' accounts"): an address without one gets it from the server's operator, with a
+ * one-time password, and comes back here through the same sign-in.
+ */
 function SignedOutChoices({ token, email }: { token: string; email: string }) {
-  const create = useCreateInvitedAccount();
-  const navigate = useNavigate();
-  const [password, setPassword] = useState("");
-  const [errors, setErrors] = useState<FieldError[]>([]);
   const next = new URLSearchParams({ next: `/invite#${token}` }).toString();
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const body = validate(accountForm, { password });
-    if (!body.ok) {
-      setErrors(body.errors);
-      return;
-    }
-    setErrors([]);
-    create.mutate(
-      { token, password: body.data.password },
-      {
-        onSuccess: () => navigate("/", { replace: true }),
-        onError: (error) =>
-          setErrors([
-            isApiError(error)
-              ? { field: error.field, message: error.detail }
-              : { field: null, message: errorText(error) },
-          ]),
-      },
-    );
-  };
-
   return (
     <div className="stack">
-      <p>
-        Already have an account for {email}?{" "}
-        <Link className="inline-link" to={`/sign-in?${next}`}>
-          Sign in to accept
-        </Link>
-        .
-      </p>
-      <form className="form" onSubmit={submit} noValidate aria-labelledby="create-account-heading">
-        <h2 id="create-account-heading">New here? Create your account</h2>
-        <FormAlert messages={unplacedErrors(errors, (f) => f === "password")} />
-        <input type="email" name="email" autoComplete="username" value={email} readOnly hidden />
-        <Field label="Choose a password" hint="At least 12 characters." error={errorFor(errors, "password")}>
-          {(control) => (
-            <input
-              {...control}
-              className="input"
-              type="password"
-              name="new-password"
-              autoComplete="new-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-          )}
-        </Field>
-        <button
-          type="submit"
-          className="button button-primary button-block"
-          disabled={create.isPending}
-          aria-busy={create.isPending || undefined}
-        >
-          {create.isPending ? "Creating your account…" : "Create account and join"}
-        </button>
-      </form>
+      <Link className="button button-primary button-block" to={`/sign-in?${next}`}>
+        Sign in as {email} to accept
+      </Link>
+      <section className="stack" aria-labelledby="no-account-heading">
+        <h2 id="no-account-heading">No account yet?</h2>
+        <p>
+          Accounts on this server are made by its operator, not by invitation links. Ask them to create one for{" "}
+          <strong>{email}</strong>. They will give you a one-time password: open this link again, sign in with it,
+          choose your own password, and join.
+        </p>
+      </section>
     </div>
+  );
+}
+
+/** Signed in as the invited address with a one-time password: choose one's own first, then join here. */
+function ChooseThenJoin({ email }: { email: string }) {
+  return (
+    <section className="stack" aria-labelledby="choose-heading">
+      <h2 id="choose-heading">First, choose your password</h2>
+      <p>You signed in with a one-time password. Choose your own, then join.</p>
+      <PasswordForm email={email} submitLabel="Save password" askCurrent={false} />
+    </section>
   );
 }

@@ -89,8 +89,8 @@ export function Invitations({ orgId }: { orgId: string }) {
       <div className="invitations-intro">
         <h3 id="invitations-heading">Invitations</h3>
         <p className="small subtle">
-          An invitation is a link you send; the person joins when they accept it, signed in with that e-mail address or
-          by creating their account through it.
+          An invitation is a link you send; the person joins when they accept it, signed in with that e-mail address.
+          The link creates no account: someone new gets theirs from the server's operator.
         </p>
       </div>
       <InviteForm orgId={orgId} />

@@ -1,8 +1,9 @@
 /**
  * Invitations in Chromium against the real binary, with two browser contexts signed in as two accounts: the
  * owner invites from the members screen (the link shown once), the invitee (an existing account of another
- * organization) opens the link and joins; a new e-mail creates its account through its link; a revoked link
- * says it cannot be used. Keyboard only on the invitee's side; axe on every new screen in light and dark, on a
+ * organization) opens the link and joins; a new e-mail's link creates no account, and with one the operator
+ * made the person signs in through the link, chooses a password and joins; a revoked link says it cannot be
+ * used. Keyboard only on the invitee's side; axe on every new screen in light and dark, on a
  * laptop and a phone. Screenshots under test-results/.
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -148,7 +149,7 @@ describe.runIf(chromiumAvailable())("invitations: the owner invites, the invitee
     await screenshot(owner, "invitations-06-accepted");
   });
 
-  it("a new e-mail creates its account through its link, choosing a password, by keyboard", async () => {
+  it("a new e-mail: the link creates no account; with one the operator made, the person signs in through the link, chooses a password and joins, by keyboard", async () => {
     const form = members().getByRole("form", { name: "Invite someone" });
     await form.getByLabel("E-mail").fill("newcomer@example.com");
     await form.getByLabel("Role").selectOption("editor");
@@ -159,23 +160,59 @@ describe.runIf(chromiumAvailable())("invitations: the owner invites, the invitee
     try {
       const { page } = await openPage(fresh);
       await page.goto(newLink);
-      await page.getByRole("heading", { name: "New here? Create your account" }).waitFor();
-      await page.getByRole("link", { name: "Sign in to accept" }).waitFor();
+      // Signed out, the page offers sign-in as the invited address, and says who makes accounts.
+      await page.getByRole("heading", { name: "No account yet?" }).waitFor();
+      const signInLink = page.getByRole("link", { name: "Sign in as newcomer@example.com to accept" });
+      await signInLink.waitFor();
+      expect(await page.getByLabel(/password/i).count()).toBe(0);
       await screenshot(page, "invitations-07-accept-signed-out");
       await accessibleEverywhere(page, "accept-signed-out");
 
-      await page.getByLabel("Choose a password").focus();
+      // The operator makes the account; the person gets a one-time password.
+      const made = await cli(server.databaseUrl, [
+        "user",
+        "create",
+        "newcomer@example.com",
+        "--org",
+        "Elsewhere",
+        "--json",
+      ]);
+      const oneTime = JSON.parse(made.stdout).password as string;
+
+      await signInLink.focus();
+      await page.keyboard.press("Enter");
+      await page.getByLabel("E-mail").waitFor();
+      await page.getByLabel("E-mail").focus();
+      await page.keyboard.type("newcomer@example.com");
+      await page.getByLabel("Password", { exact: true }).focus();
+      await page.keyboard.type(oneTime);
+      await page.keyboard.press("Enter");
+      // Back on the invitation: first a password of one's own.
+      await page.getByRole("heading", { name: "First, choose your password" }).waitFor();
+      expect(new URL(page.url()).pathname).toBe("/invite");
+      await page.getByLabel("New password", { exact: true }).focus();
+      await page.keyboard.type("short");
+      await page.getByLabel("Confirm new password").focus();
       await page.keyboard.type("short");
       await page.keyboard.press("Enter");
       await page.getByText("must be at least 12 characters").waitFor();
       await screenshot(page, "invitations-08-password-error");
-      await page.getByLabel("Choose a password").fill("");
-      await page.keyboard.type("newcomer passphrase");
+      await accessibleEverywhere(page, "accept-choose-password");
+      for (const label of ["New password", "Confirm new password"]) {
+        await page.getByLabel(label, { exact: true }).fill("");
+        await page.getByLabel(label, { exact: true }).focus();
+        await page.keyboard.type("newcomer passphrase");
+      }
+      await page.keyboard.press("Enter");
+      const join = page.getByRole("button", { name: /^Join .+ as editor$/ });
+      await join.waitFor();
+      await join.focus();
       await page.keyboard.press("Enter");
       await page.waitForURL((url) => !url.pathname.startsWith("/invite"));
       const session = await (await page.request.get(`${server.url}/api/dashboard/session`)).json();
       expect(session.data.user).toMatchObject({ email: "newcomer@example.com", must_change_password: false });
-      expect(session.data.memberships.map((m: any) => m.role)).toEqual(["editor"]);
+      const joined = session.data.memberships.filter((m: any) => m.org.name !== "Elsewhere");
+      expect(joined.map((m: any) => m.role)).toEqual(["editor"]);
     } finally {
       await fresh.close();
     }

@@ -304,7 +304,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerDashboardPlaygroundRoutes(server, { accounts, prompts, connections, runs, examples, limiter });
   registerDashboardReleaseRoutes(server, accounts, prompts);
   registerDashboardSettingsRoutes(server, accounts, tenants, limiter, audit);
-  registerInvitationRoutes(server, accounts, invitations, sessionTtlMs);
+  registerInvitationRoutes(server, accounts, invitations);
   registerWebhooks(server, { store, config, prompts, bus, accounts, secrets });
   registerMethodNotAllowed(server, new Map(paths));
 

@@ -45,6 +45,14 @@ export class FlexibleRateLimiter implements RateLimiter {
     return decision(res, limit, res.consumedPoints < limit);
   }
 
+  async giveBack(key: string, limit: number, windowSeconds: number): Promise<void> {
+    const limiter = this.limiter(limit, windowSeconds);
+    // Not atomic with the reward, but only a window ending in between can slip through: then the new
+    // window allows one request more, never more than that.
+    const current = await limiter.get(key);
+    if (current && current.consumedPoints > 0) await limiter.reward(key, 1);
+  }
+
   close(): Promise<void> {
     return this.onClose();
   }

@@ -17,5 +17,10 @@ export interface RateLimiter {
   consume(key: string, limit: number, windowSeconds: number): Promise<RateDecision>;
   /** The current state without counting a request. */
   peek(key: string, limit: number, windowSeconds: number): Promise<RateDecision>;
+  /**
+   * Gives back one request counted by `consume` in the current window (an attempt that turned out not to
+   * count); nothing when the window has ended meanwhile, so a window never starts below zero.
+   */
+  giveBack(key: string, limit: number, windowSeconds: number): Promise<void>;
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { AppError, conflict, notFound } from "@promptstore/core/errors";
 import type { User } from "../store/accounts.js";
 import { newId, now } from "../store/ids.js";
 import { type InvitationRow, type InvitationStore, invitationStatus, toInvitationView } from "../store/invitations.js";
-import type { AccountService, SignedIn } from "./account-service.js";
+import type { AccountService } from "./account-service.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -30,8 +30,9 @@ const NOT_USABLE = {
 
 /**
  * Membership is an invitation, never imposed: an owner (or the operator) invites an e-mail with a role and
- * gets a link, shown once; whoever holds the link and is (or becomes) that e-mail's account joins. The answer
- * to an invitation is the same whether or not the e-mail has an account, so it tells nobody which do.
+ * gets a link, shown once; that e-mail's account, signed in, joins through it. The link is in the inviter's
+ * hands, so it proves nothing about owning the address: it never creates an account (the operator does), and
+ * no answer to it differs by whether the address has an account, so it tells nobody which do (issue 35).
  */
 export class InvitationService {
   constructor(
@@ -111,15 +112,17 @@ export class InvitationService {
     await this.join(row, user);
   }
 
-  /** Creates the invited e-mail's account with the invitee's password, joins, and signs in. */
-  async acceptWithNewAccount(token: string, password: string): Promise<SignedIn> {
+  /**
+   * Creating an account through the link is refused, the same way whether or not the address has one: whoever
+   * holds a link (its inviter too) could otherwise take an address no account has yet, and learn which have
+   * one. An unusable link still says why (that is about the link, not the address).
+   */
+  async refuseNewAccount(token: string): Promise<never> {
     const row = await this.pending(token);
-    const created = await this.accounts.createUser(row.email, password);
-    if (!created) {
-      throw conflict("email: an account with this e-mail address exists; sign in with it to accept the invitation");
-    }
-    await this.join(row, created.user);
-    return this.accounts.startSession(created.user);
+    throw new AppError(
+      "forbidden",
+      `invitation: accounts are not created through an invitation link; sign in as ${row.email} to accept it, or ask the server's operator for an account first`,
+    );
   }
 
   private async join(row: InvitationRow, user: User): Promise<void> {

@@ -83,6 +83,28 @@ export async function getRelease(
 }
 
 /**
+ * The four-eyes rule: the approver did not ask, neither in person nor through a key they created (a request
+ * made with a key counts as made by its creator too, so an owner cannot approve their own request by
+ * making it with a key). A key whose creator is not recorded is nobody's (docs/decisions.md).
+ */
+async function requireOtherRequester(
+  labels: ReturnType<ProjectStore["labels"]>,
+  requestedBy: string,
+  approver: string,
+): Promise<void> {
+  if (requestedBy === approver) {
+    throw new AppError("forbidden", "release: you requested this release; someone else must approve it");
+  }
+  if (!requestedBy.startsWith("key:")) return;
+  if ((await labels.keyCreators(requestedBy.slice("key:".length))).includes(approver)) {
+    throw new AppError(
+      "forbidden",
+      "release: this release was requested with a key you created; someone else must approve it",
+    );
+  }
+}
+
+/**
  * Approves or rejects a pending request. Approval moves the label, atomically with the decision, and only
  * if the label still points where it pointed when the request was made; otherwise the request becomes
  * `stale`. Of two decisions racing, the conditional update lets one win: the label moves once.
@@ -101,9 +123,7 @@ export async function decideRelease(
     if (!row) throw notFound(`release ${id} not found`);
     promptId = row.prompt_id;
     if (row.status !== "pending") throw new AppError("conflict", `release: ${id} is already ${row.status}`);
-    if (decision.approve && row.requested_by === caller.actor) {
-      throw new AppError("forbidden", "release: you requested this release; someone else must approve it");
-    }
+    if (decision.approve) await requireOtherRequester(labels, row.requested_by, caller.actor);
     await tx.lockPrompt(row.prompt_id);
     const prompt = await tx.getPrompt(row.prompt_id);
     const at = now();

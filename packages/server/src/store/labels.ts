@@ -197,6 +197,26 @@ export class LabelStore {
       .execute();
   }
 
+  /**
+   * Who created the project's key that acts as `key:<prefix>`: the actor of its `key.created` audit row,
+   * written in the key's own transaction (keys keep no other record of it). Several when keys share a prefix.
+   */
+  async keyCreators(prefix: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("api_keys as k")
+      .innerJoin("audit_log as a", (join) =>
+        join
+          .onRef("a.target", "=", "k.id")
+          .onRef("a.project_id", "=", "k.project_id")
+          .on("a.action", "=", "key.created"),
+      )
+      .select("a.actor")
+      .where("k.project_id", "=", this.projectId)
+      .where("k.prefix", "=", prefix)
+      .execute();
+    return rows.map((row) => row.actor);
+  }
+
   async getRelease(id: string): Promise<ReleaseRow | undefined> {
     return this.db
       .selectFrom("release_requests")

@@ -41,6 +41,7 @@ function refusingLimiter(): RateLimiter & { requests: number; refused: number; w
       return { allowed: false, limit, remaining: 0, resetSeconds: 1 };
     },
     peek: (key: string, limit: number, windowSeconds: number) => inner.peek(key, limit, windowSeconds),
+    giveBack: (key: string, limit: number, windowSeconds: number) => inner.giveBack(key, limit, windowSeconds),
     close: () => inner.close(),
   };
   return limiter;

@@ -1,7 +1,7 @@
 /**
  * `promptstore invite create|list|revoke` (README, "Accounts"): the operator invites as an owner does. The
- * link is printed once; the person it names opens it on the running server and joins; a revoked link no
- * longer works; mistakes are one line on stderr naming the field, and exit 1.
+ * link is printed once; the person it names, signed in as that address (an account the operator made),
+ * opens it on the running server and joins; the link itself creates no account; a revoked link no longer works; mistakes are one line on stderr naming the field, and exit 1.
  */
 import { describe, expect, it } from "vitest";
 import { cli, cliJson, startServer, useBinaryDatabase } from "../support/binary.js";
@@ -11,8 +11,9 @@ describe.each(DATABASES)("promptstore invite commands ($name)", (database) => {
   const db = useBinaryDatabase(database);
   const json = (...args: string[]) => cliJson(db.url, args);
 
-  it("creates a link shown once, lists, revokes; the link opens an account on the running server", async () => {
+  it("creates a link shown once, lists, revokes; the invited account joins through it on the running server", async () => {
     await json("org", "create", "acme");
+    await json("org", "create", "home");
     const ada = await json(
       "invite",
       "create",
@@ -58,20 +59,42 @@ describe.each(DATABASES)("promptstore invite commands ($name)", (database) => {
     const revoked = await json("invite", "revoke", "acme", bobId);
     expect(revoked).toMatchObject({ id: bobId, status: "revoked", revoked_at: expect.any(String) });
 
+    // Ada's account, made by the operator in another organization: a one-time password, then her own.
+    const oneTime = (await json("user", "create", "ada@example.com", "--org", "home")).password as string;
     db.server = await startServer(db.url);
-    const open = (token: string) =>
-      fetch(`${db.server?.url}/api/dashboard/invitations/account`, {
+    const post = (path: string, body: unknown, session?: { cookie: string; csrf: string }) =>
+      fetch(`${db.server?.url}${path}`, {
         method: "POST",
-        headers: { "content-type": "application/json", origin: db.server?.url as string },
-        body: JSON.stringify({ token, password: "a passphrase of mine" }),
-      }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
-    const joined = await open(ada.token);
-    expect(joined.status).toBe(201);
+        headers: {
+          "content-type": "application/json",
+          origin: db.server?.url as string,
+          ...(session ? { cookie: session.cookie, "x-csrf-token": session.csrf } : {}),
+        },
+        body: JSON.stringify(body),
+      }).then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as any,
+        session: { cookie: (res.headers.get("set-cookie") ?? "").split(";")[0] as string, csrf: "" },
+      }));
+    const withCsrf = (res: Awaited<ReturnType<typeof post>>) => ({ ...res.session, csrf: res.body.data.csrf_token });
+    // The link alone creates no account, for an address with one as for one without.
+    const noAccount = await post("/api/dashboard/invitations/account", {
+      token: ada.token,
+      password: "a passphrase of mine",
+    });
+    expect(noAccount.status).toBe(403);
+    const signedIn = await post("/api/dashboard/session", { email: "ada@example.com", password: oneTime });
+    const chosen = await post("/api/dashboard/password", { new_password: "a passphrase of mine" }, withCsrf(signedIn));
+    const joined = await post("/api/dashboard/invitations/accept", { token: ada.token }, withCsrf(chosen));
+    expect(joined.status).toBe(200);
     expect(joined.body.data.user.email).toBe("ada@example.com");
-    expect(joined.body.data.memberships.map((m: any) => m.role)).toEqual(["owner"]);
-    const refused = await open(bobToken);
-    expect(refused.status).not.toBe(201);
-    expect(refused.body.success).toBe(false);
+    expect(joined.body.data.memberships.map((m: any) => [m.org.name, m.role])).toEqual([
+      ["acme", "owner"],
+      ["home", "editor"],
+    ]);
+    const refused = await post("/api/dashboard/invitations/accept", { token: bobToken }, withCsrf(chosen));
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ success: false, error: "invitation: was revoked; ask for a new one" });
 
     const human2 = await cli(db.url, ["invite", "list", "acme"]);
     expect(human2.stdout).toMatch(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { InvitationStore } from "../../src/store/invitations.js";
 import { useTestApp } from "../support/app.js";
-import { type Browser, browser, member, newUser, PASSWORD, sessionCookie, signIn } from "../support/dashboard.js";
+import { type Browser, member, newUser, sessionCookie, signIn, signInRequest } from "../support/dashboard.js";
 import { DATABASES } from "../support/databases.js";
 
 const invitationsOf = (orgId: string) => `/api/dashboard/orgs/${orgId}/invitations`;
@@ -65,46 +66,52 @@ describe.each(DATABASES)("invitations ($name)", (database) => {
     ]);
   });
 
-  it("a new e-mail creates its account through the link, with its own password, and is signed in", async () => {
-    const owner = await member(t, "owner");
-    const created = await invite(owner, "Newcomer@Example.com", "editor");
-    const short = await anonymous(t, "/api/dashboard/invitations/account", { token: created.token, password: "short" });
-    expect(short.status).toBe(400);
-    expect(short.body).toEqual({ success: false, error: "password: must be at least 12 characters" });
-    const res = await anonymous(t, "/api/dashboard/invitations/account", {
-      token: created.token,
-      password: "my chosen passphrase",
-    });
-    expect(res.status).toBe(201);
-    expect(res.body.data.user).toEqual({
-      id: expect.stringMatching(/^usr_/),
-      email: "newcomer@example.com",
-      must_change_password: false,
-    });
-    expect(res.body.data.memberships.map((m: any) => [m.org.id, m.role])).toEqual([[t.project.orgId, "editor"]]);
-    const b = browser(t, "newcomer@example.com", res.body.data.user.id, sessionCookie(res)!, res.body.data.csrf_token);
-    expect((await b.call("GET", `/api/dashboard/projects/${t.project.projectId}/prompts`)).status).toBe(200);
-    expect((await signIn(t, "newcomer@example.com", "my chosen passphrase")).email).toBe("newcomer@example.com");
-    // The password is stored hashed; the invitation only as a hash of its token.
-    const row = await t.store.db.selectFrom("invitations").selectAll().executeTakeFirstOrThrow();
-    expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(JSON.stringify(row)).not.toContain(created.token);
-  });
-
-  it("creating an account through the link for an e-mail that has one is refused: sign in instead", async () => {
-    const owner = await member(t, "owner");
-    const email = await newUser(t, (await t.newProject()).orgId, "viewer");
-    const created = await invite(owner, email);
-    const res = await anonymous(t, "/api/dashboard/invitations/account", {
-      token: created.token,
-      password: "someone else's try",
-    });
-    expect(res.status).toBe(409);
-    expect(res.body).toEqual({
-      success: false,
-      error: "email: an account with this e-mail address exists; sign in with it to accept the invitation",
-    });
-    expect((await signIn(t, email, PASSWORD)).email).toBe(email);
+  it("a link tells one organization nothing about another's accounts and takes no address", async () => {
+    // Organization B's owner invites an address that is an account of organization A, and one that is none.
+    const ownerB = await member(t, "owner");
+    const orgA = await t.newProject();
+    const existing = await newUser(t, orgA.orgId, "owner", "known@example.com");
+    const toExisting = await invite(ownerB, existing, "viewer");
+    const toNew = await invite(ownerB, "nobody-yet@example.com", "viewer");
+    // The owner holds both links. Every answer to them has the same shape whether the address has an
+    // account or not: the preview, and the refusal to create an account (the address aside).
+    const previews = await Promise.all(
+      [toExisting, toNew].map((i) => anonymous(t, "/api/dashboard/invitations/preview", { token: i.token })),
+    );
+    expect(previews.map((p) => [p.status, { ...p.body.data, email: "*", expires_at: "*" }])).toEqual([
+      [200, { org: { name: expect.any(String) }, email: "*", role: "viewer", expires_at: "*" }],
+      [200, { org: { name: expect.any(String) }, email: "*", role: "viewer", expires_at: "*" }],
+    ]);
+    const tries = await Promise.all(
+      [toExisting, toNew].map((i) =>
+        anonymous(t, "/api/dashboard/invitations/account", { token: i.token, password: "the owner's own pick" }),
+      ),
+    );
+    expect(tries.map((r) => [r.status, r.body, sessionCookie(r)])).toEqual(
+      ["known@example.com", "nobody-yet@example.com"].map((email) => [
+        403,
+        {
+          success: false,
+          error: `invitation: accounts are not created through an invitation link; sign in as ${email} to accept it, or ask the server's operator for an account first`,
+        },
+        undefined,
+      ]),
+    );
+    // No address was taken: none made for the new one, the existing one's password unchanged.
+    expect(await t.app.accounts.store.findUserByEmail("nobody-yet@example.com")).toBeUndefined();
+    expect((await signInRequest(t, "nobody-yet@example.com", "the owner's own pick")).status).toBe(401);
+    expect((await signInRequest(t, existing, "the owner's own pick")).status).toBe(401);
+    // Both stay pending, and only the address's own session joins through its link.
+    expect(
+      (await ownerB.call("GET", invitationsOf(t.project.orgId))).body.data.invitations.map((i: any) => i.status),
+    ).toEqual(["pending", "pending"]);
+    const owner = await signIn(t, existing);
+    expect(
+      (await owner.call("POST", "/api/dashboard/invitations/accept", { body: { token: toExisting.token } })).status,
+    ).toBe(200);
+    expect(
+      (await ownerB.call("POST", "/api/dashboard/invitations/accept", { body: { token: toNew.token } })).status,
+    ).toBe(403);
   });
 
   it("is bound to its e-mail: another signed-in account cannot accept it", async () => {
@@ -160,6 +167,44 @@ describe.each(DATABASES)("invitations ($name)", (database) => {
     expect(malformed.body).toEqual({ success: false, error: "token: is not an invitation token" });
   });
 
+  it("the store's accept of an invitation revoked after the service's check joins nobody", async () => {
+    // The service checked the invitation while it was pending; the owner revokes it before the accept
+    // lands. The accept's own condition (revoked_at IS NULL, in its transaction) is what refuses it then.
+    const owner = await member(t, "owner");
+    const email = await newUser(t, (await t.newProject()).orgId, "viewer");
+    const invitee = await signIn(t, email);
+    const created = await invite(owner, email, "editor");
+    expect((await owner.call("DELETE", `${invitationsOf(t.project.orgId)}/${created.id}`)).status).toBe(200);
+    const auditBefore = await t.store.db.selectFrom("audit_log").select("id").execute();
+    const at = new Date().toISOString();
+    const outcome = await new InvitationStore(t.store.db).accept(created.id, invitee.userId, at, {
+      orgId: t.project.orgId,
+      projectId: null,
+      at,
+      actor: `user:${email}`,
+      action: "invitation.accepted",
+      target: email,
+      before: null,
+      after: "editor",
+    });
+    expect(outcome).toBe("not_pending");
+    const memberships = await t.store.db
+      .selectFrom("memberships")
+      .select("org_id")
+      .where("user_id", "=", invitee.userId)
+      .execute();
+    expect(memberships.map((m) => m.org_id)).not.toContain(t.project.orgId);
+    expect(memberships).toHaveLength(1);
+    const row = await t.store.db
+      .selectFrom("invitations")
+      .select(["accepted_at", "accepted_by", "revoked_at"])
+      .where("id", "=", created.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ accepted_at: null, accepted_by: null, revoked_at: expect.any(String) });
+    expect(await t.store.db.selectFrom("audit_log").select("id").execute()).toHaveLength(auditBefore.length);
+    expect((await invitee.call("GET", `/api/dashboard/projects/${t.project.projectId}/prompts`)).status).toBe(404);
+  });
+
   it("only owners invite, list and revoke; a member cannot be invited twice", async () => {
     const owner = await member(t, "owner");
     const editor = await member(t, "editor");
@@ -200,7 +245,8 @@ describe.each(DATABASES)("invitations ($name)", (database) => {
     const accepted = await invite(owner, "joins@example.com", "viewer");
     const revoked = await invite(owner, "never@example.com", "editor");
     await owner.call("DELETE", `${invitationsOf(t.project.orgId)}/${revoked.id}`);
-    await anonymous(t, "/api/dashboard/invitations/account", { token: accepted.token, password: "joining passphrase" });
+    const joins = await signIn(t, await newUser(t, (await t.newProject()).orgId, "viewer", "joins@example.com"));
+    await joins.call("POST", "/api/dashboard/invitations/accept", { body: { token: accepted.token } });
     const trail = await owner.call("GET", `/api/dashboard/projects/${t.project.projectId}/audit`);
     expect(
       trail.body.data.entries

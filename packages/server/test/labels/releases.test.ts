@@ -90,6 +90,41 @@ describe.each(DATABASES)("release requests ($name)", (database) => {
     expect((await t.request("GET", `/api/v2/releases/${asked.body.data.id}`)).body.data.status).toBe("pending");
   });
 
+  it("a request made with a key counts as made by the key's creator: that owner cannot approve it, another can", async () => {
+    // The owner makes a publish key in the dashboard, asks with it over REST, and tries to approve.
+    const made = await owner.call("POST", `${base}/keys`, { body: { scope: "publish" } });
+    expect(made.status).toBe(201);
+    const asked = await t.request("POST", "/api/v2/prompts/bot/releases", {
+      key: made.body.data.key,
+      body: { label: "production", version: v2 },
+    });
+    expect(asked.status).toBe(201);
+    expect(asked.body.data.requested_by).toBe(`key:${made.body.data.prefix}`);
+    const self = await owner.call("POST", `${base}/releases/${asked.body.data.id}/approve`, { body: {} });
+    expect(self.status).toBe(403);
+    expect(self.body).toEqual({
+      success: false,
+      error: "release: this release was requested with a key you created; someone else must approve it",
+    });
+    expect((await t.request("GET", "/api/v2/prompts/bot")).body.data.version).toBe(v1);
+    // Another owner may approve it.
+    const second = await member(t, "owner");
+    const approved = await second.call("POST", `${base}/releases/${asked.body.data.id}/approve`, { body: {} });
+    expect(approved.status).toBe(200);
+    expect(approved.body.data).toMatchObject({ status: "approved", decided_by: `user:${second.email}` });
+    expect((await t.request("GET", "/api/v2/prompts/bot")).body.data.version).toBe(v2);
+
+    // A key the operator made (the test project's, actor `system`) is no person's: any owner approves.
+    const byCliKey = await t.request("POST", "/api/v2/prompts/bot/releases", {
+      body: { label: "production", version: v1 },
+    });
+    const approvedByOwner = await owner.call("POST", `${base}/releases/${byCliKey.body.data.id}/approve`, {
+      body: {},
+    });
+    expect(approvedByOwner.status).toBe(200);
+    expect(approvedByOwner.body.data.status).toBe("approved");
+  });
+
   it("a label moved while a request waits makes the request stale: approving it moves nothing", async () => {
     const asked = await request(editor, { version: v2 });
     // Unprotect, move, protect again: production is elsewhere now.

@@ -68,6 +68,22 @@ describe.each(KINDS)("rate limiter (%s)", (kind) => {
     expect({ allowed: fresh.allowed, remaining: fresh.remaining }).toEqual({ allowed: true, remaining: 1 });
   });
 
+  it("gives back a counted request, within its window only, never below zero", async () => {
+    const { limiter } = await limiterOf(kind);
+    const key = `signin-account:give-back-${Date.now()}-${Math.random()}`;
+    // Nothing counted yet: giving back leaves nothing to spend twice.
+    await limiter.giveBack(key, 2, 60);
+    expect(await allowed(limiter, key, 3, 2, 60)).toEqual([true, true, false]);
+    await limiter.giveBack(key, 2, 60);
+    await limiter.giveBack(key, 2, 60);
+    // Three were counted (the refused one too): two given back leave one, so one more is allowed, not two.
+    expect(await allowed(limiter, key, 2, 2, 60)).toEqual([true, false]);
+    const other = `signin-account:give-back-2-${Date.now()}-${Math.random()}`;
+    expect(await allowed(limiter, other, 2, 2, 60)).toEqual([true, true]);
+    await limiter.giveBack(other, 2, 60);
+    expect(await allowed(limiter, other, 2, 2, 60)).toEqual([true, false]);
+  });
+
   it.skipIf(kind === "memory")("keeps limiting in-process when its backend goes away", async () => {
     const { limiter, proxy } = await limiterOf(kind);
     const key = `org:fallback-${Date.now()}-${Math.random()}`;

@@ -5,19 +5,18 @@ import type { InvitationService } from "../../service/invitation-service.js";
 import { ok } from "../envelope.js";
 import { storableIdParam } from "../routes/params.js";
 import { parseInput } from "../validate.js";
-import { checkSameOrigin, setSessionCookie, userOf } from "./session-auth.js";
+import { checkSameOrigin, userOf } from "./session-auth.js";
 import { sessionView } from "./session-routes.js";
 
 /**
  * Invitations: owners invite, list and revoke on the members screen; the invitee reads what the link offers,
- * then accepts while signed in, or creates their account through it. The token travels in bodies, never in
+ * then accepts while signed in as the invited e-mail. The token travels in bodies, never in
  * a path, so no request log holds it.
  */
 export function registerInvitationRoutes(
   app: FastifyInstance,
   accounts: AccountService,
   invitations: InvitationService,
-  sessionTtlMs: number,
 ): void {
   const session = { config: { session: true } };
   const owner = async (request: FastifyRequest) => {
@@ -66,12 +65,10 @@ export function registerInvitationRoutes(
     return ok(await sessionView(accounts, user, csrfToken));
   });
 
-  app.post("/api/dashboard/invitations/account", async (request, reply) => {
+  // Changed (issue 35): no longer creates the account; kept so an old page gets a clear answer, not a 404.
+  app.post("/api/dashboard/invitations/account", async (request) => {
     checkSameOrigin(request);
     const body = parseInput(invitationAccountBody, request.body, "body");
-    const signedIn = await invitations.acceptWithNewAccount(body.token, body.password);
-    setSessionCookie(request, reply, signedIn.token, sessionTtlMs);
-    reply.code(201);
-    return ok(await sessionView(accounts, signedIn.user, signedIn.csrfToken));
+    return invitations.refuseNewAccount(body.token);
   });
 }

@@ -32,14 +32,10 @@ export function registerSessionRoutes(
   app.post("/api/dashboard/session", async (request, reply) => {
     checkSameOrigin(request);
     const body = parseInput(signInBody, request.body, "body");
-    await throttle.admit(reply, request.ip, body.email);
-    let signedIn: Awaited<ReturnType<AccountService["signIn"]>>;
-    try {
-      signedIn = await accounts.signIn(body.email, body.password);
-    } catch (error) {
-      await throttle.failed(body.email);
-      throw error;
-    }
+    // The attempt counts from here, before the password is checked; only a success gives it back.
+    const attempt = await throttle.admit(reply, request.ip, body.email);
+    const signedIn = await accounts.signIn(body.email, body.password);
+    await attempt.giveBack();
     setSessionCookie(request, reply, signedIn.token, sessionTtlMs);
     return ok(await sessionView(accounts, signedIn.user, signedIn.csrfToken));
   });
@@ -61,14 +57,16 @@ export function registerSessionRoutes(
     const body = parseInput(changePasswordBody, request.body, "body");
     const user = userOf(request);
     // Right after a one-time sign-in no current password is checked, so there is nothing to guess.
-    if (!user.must_change_password) await throttle.admitAccount(reply, user.email);
+    const attempt = user.must_change_password ? undefined : await throttle.admit(reply, request.ip, user.email);
     let signedIn: Awaited<ReturnType<AccountService["changePassword"]>>;
     try {
       signedIn = await accounts.changePassword(user, body.current_password, body.new_password);
     } catch (error) {
-      if (error instanceof WrongCurrentPassword) await throttle.failed(user.email);
+      // Only a wrong current password stays counted (a missing one was never a guess).
+      if (!(error instanceof WrongCurrentPassword)) await attempt?.giveBack();
       throw error;
     }
+    await attempt?.giveBack();
     setSessionCookie(request, reply, signedIn.token, sessionTtlMs);
     return ok(await sessionView(accounts, signedIn.user, signedIn.csrfToken));
   });
