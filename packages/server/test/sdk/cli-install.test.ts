@@ -58,7 +58,13 @@ describe.each(DATABASES.filter((d) => d.name === "sqlite"))(
         npm_config_cache: join(scratch, "npm-cache"),
         npm_config_audit: "false",
         npm_config_fund: "false",
-        PATH: `${join(scratch, "global", "bin")}:${process.env.PATH}`,
+        // Without this repository's node_modules/.bin (npx puts it on PATH), whose promptstore is the server's.
+        PATH: [
+          join(scratch, "global", "bin"),
+          ...String(process.env.PATH)
+            .split(":")
+            .filter((d) => !d.includes(REPO)),
+        ].join(":"),
         NO_COLOR: "1",
         GIT_AUTHOR_NAME: "Dev",
         GIT_AUTHOR_EMAIL: "dev@example.com",
