@@ -42,6 +42,21 @@ module.exports = {
       to: { path: "^packages/(core|server|dashboard)/" },
     },
     {
+      name: "client-cli-bundles-core-only",
+      comment:
+        "the client's promptstore command (packages/client/cli) bundles core at build time; the server is not in it",
+      severity: "error",
+      from: { path: "^packages/client/cli/" },
+      to: { path: "^packages/(server|dashboard)/" },
+    },
+    {
+      name: "client-library-has-no-cli",
+      comment: "the library is the package's runtime-free part: it never imports the command line built on it",
+      severity: "error",
+      from: { path: "^packages/client/src/" },
+      to: { path: "^packages/client/cli/" },
+    },
+    {
       name: "dashboard-app-is-the-top",
       comment: "dashboard/src/app holds the router, which imports every screen: nothing but main.tsx imports it",
       severity: "error",

@@ -20,16 +20,23 @@ function sources(dir: string): string[] {
 }
 
 describe("@promptstore/client as published", () => {
-  test("no runtime dependencies; ESM with types; dist and the CI guard's bin are published; MIT; no side effects", () => {
+  test("no runtime dependencies; ESM with types; dist and the bins are published; MIT; no side effects", () => {
     expect(pkg.name).toBe("@promptstore/client");
     expect(pkg.version).toBe("0.1.0");
     expect(pkg.dependencies ?? {}).toEqual({});
     expect(pkg.peerDependencies ?? {}).toEqual({});
     expect(pkg.type).toBe("module");
-    expect(pkg.exports).toEqual({ ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } });
-    // bin/ holds promptstore-check, the CI guard (Node.js only, outside the library's exports).
+    // ./cli: the promptstore command's code (dist/cli, bundled at build time), which the server's binary runs too.
+    expect(pkg.exports).toEqual({
+      ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
+      "./cli": { types: "./dist/cli/main.d.ts", default: "./dist/cli/main.js" },
+    });
+    // bin/ holds promptstore (issue 35) and promptstore-check, the CI guard (Node.js only, outside the library).
     expect(pkg.files).toEqual(["dist", "bin"]);
-    expect(pkg.bin).toEqual({ "promptstore-check": "./bin/promptstore-check.js" });
+    expect(pkg.bin).toEqual({
+      promptstore: "./bin/promptstore.js",
+      "promptstore-check": "./bin/promptstore-check.js",
+    });
     expect(pkg.license).toBe("MIT");
     expect(readFileSync(join(ROOT, "LICENSE"), "utf8")).toMatch(/^MIT License/);
     expect(pkg.sideEffects).toBe(false);

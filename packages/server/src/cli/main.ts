@@ -5,6 +5,13 @@ import { VERSION } from "../version.js";
 type Register = (program: Command) => void;
 
 /**
+ * The commands that speak to a server over HTTP with a key: their one home is the client package's
+ * `promptstore` (packages/client/cli), which a team installs from /sdk/ where its prompts live (issue 35).
+ * This binary hands them over as they are; `label` and `release` stay the operator's here (database, project).
+ */
+const HTTP_COMMANDS = ["pull", "status", "diff", "push", "check", "export", "import"];
+
+/**
  * Each module of commands, the top-level commands it defines, and how to load it. A command line loads only
  * the module of its command: loading all of them (the HTTP server, the MCP SDK, git, backups) took 1.4 s of
  * a 1.5 s `promptstore org create`, paid by every script and test that runs one. Help and unknown commands
@@ -26,10 +33,6 @@ const MODULES: { commands: string[]; load: () => Promise<Register> }[] = [
     load: async () => (await import("./connection-commands.js")).registerConnectionCommands,
   },
   { commands: ["audit"], load: async () => (await import("./audit-commands.js")).registerAuditCommand },
-  {
-    commands: ["pull", "status", "diff", "push", "check", "export", "import"],
-    load: async () => (await import("./git-commands.js")).registerGitCommands,
-  },
   { commands: ["backup", "restore"], load: async () => (await import("./backup-commands.js")).registerBackupCommands },
   {
     commands: ["secret-key"],
@@ -46,11 +49,20 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
   const named = argv.slice(2).find((arg) => !arg.startsWith("-"));
   const only = MODULES.find((m) => named !== undefined && m.commands.includes(named));
   for (const module of only ? [only] : MODULES) (await module.load())(program);
+  if (!only) {
+    // Listed in the help; running one goes to the client's code (main, below).
+    const { COMMANDS } = await import("@promptstore/client/cli");
+    for (const c of COMMANDS.filter((c) => HTTP_COMMANDS.includes(c.name))) {
+      program.command([c.name, ...c.args].join(" ")).description(c.summary);
+    }
+  }
   return program;
 }
 
 /** Runs the command line; returns the exit code instead of exiting, so it can be tested in-process. */
 export async function main(argv: string[]): Promise<number> {
+  const named = argv.slice(2).find((arg) => !arg.startsWith("-"));
+  if (named !== undefined && HTTP_COMMANDS.includes(named)) return (await import("@promptstore/client/cli")).main(argv);
   try {
     await (await buildProgram(argv)).parseAsync(argv);
     return 0;

@@ -133,6 +133,8 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
         `API key (shown once, store it now): ${bootstrap.key.key}`,
         "Try it:",
         `  curl -s -H "x-api-key: ${bootstrap.key.key}" ${address}/api/v2/prompts`,
+        "Prompts in git, from your own repository (the promptstore command; PROMPTSTORE_URL, PROMPTSTORE_API_KEY):",
+        `  npm install -g ${address}/sdk/promptstore-client.tgz && promptstore pull prompts/`,
         bootstrap.organization.plan === "free"
           ? `The free plan allows 5 prompts per project and 60 requests a minute; lift it with: promptstore org set-plan ${bootstrap.organization.name} unlimited`
           : "",

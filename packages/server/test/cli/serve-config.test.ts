@@ -70,6 +70,8 @@ describe("promptstore serve's environment (sqlite)", () => {
         `API key (shown once, store it now): ${key}`,
         "Try it:",
         `  curl -s -H "x-api-key: ${key}" ${address}/api/v2/prompts`,
+        "Prompts in git, from your own repository (the promptstore command; PROMPTSTORE_URL, PROMPTSTORE_API_KEY):",
+        `  npm install -g ${address}/sdk/promptstore-client.tgz && promptstore pull prompts/`,
         "The free plan allows 5 prompts per project and 60 requests a minute; lift it with: promptstore org set-plan default unlimited",
         "",
         `Promptstore listening on ${address} (sqlite: ${env.url}; rate limits: memory); dashboard at ${address}/`,

@@ -6,7 +6,14 @@ import { type RunningServer, startServer } from "../support/binary.js";
 import { DATABASES } from "../support/databases.js";
 import { MCP_TOOLS } from "../support/mcp.js";
 
-const INSPECTOR = fileURLToPath(new URL("../../../../node_modules/.bin/mcp-inspector", import.meta.url));
+const INSPECTOR = fileURLToPath(new URL("../../../../node_modules/.bin/mcp-inspector-cli", import.meta.url));
+/**
+ * The Inspector's CLI 1.0.3, the last that declares no Node.js 22 (issue 35), looks for its own package.json
+ * at `../package.json` from the working directory: it is run from its build directory.
+ */
+const INSPECTOR_CWD = fileURLToPath(
+  new URL("../../../../node_modules/@modelcontextprotocol/inspector-cli/build/", import.meta.url),
+);
 const run = promisify(execFile);
 
 /** A real third-party client: the MCP Inspector's command-line mode, against the real binary. */
@@ -34,7 +41,7 @@ describe.each(DATABASES)("MCP Inspector CLI round trip ($name)", (database) => {
     const { stdout } = await run(
       INSPECTOR,
       ["--cli", `${server.url}/api/v2/mcp`, "--transport", "http", "--header", `x-api-key: ${key}`, ...args],
-      { timeout: 60_000 },
+      { timeout: 60_000, cwd: INSPECTOR_CWD },
     );
     return JSON.parse(stdout);
   };

@@ -1,10 +1,10 @@
-import { type ProductionDifference, productionDifferences } from "@promptstore/client";
+import { type ProductionDifference, productionDifferences } from "../../src/index.js";
 import { connect, type RemoteOptions, remotePrompts, talking } from "./connection.js";
 import { readLock } from "./lockfile.js";
 
 export type CheckDifference = ProductionDifference;
 // The rule has one home, in the client, which also ships it as `promptstore-check` for an application's CI.
-export { describeProductionDifferences as describeCheck } from "@promptstore/client";
+export { describeProductionDifferences as describeCheck } from "../../src/index.js";
 
 /**
  * Whether what the server serves as production is exactly what the lockfile says, for every prompt on

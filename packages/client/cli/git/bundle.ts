@@ -1,14 +1,13 @@
 import { readFile, rename } from "node:fs/promises";
-import type { ImportedPrompt, PromptListItem, Promptstore } from "@promptstore/client";
 import { contentHash } from "@promptstore/core/hash";
 import { exportedExample, exportedResult } from "@promptstore/core/playground";
 import { importedVersion, importPromptBody } from "@promptstore/core/schemas";
 import { FULL_HASH } from "@promptstore/core/version-ref";
 import { z } from "zod";
+import type { ImportedPrompt, PromptListItem, Promptstore } from "../../src/index.js";
 import { CliError } from "../output.js";
 import { BundleWriter } from "./bundle-writer.js";
-import { connect, Progress, type RemoteOptions, talking } from "./connection.js";
-import { api } from "./examples-file.js";
+import { api, connect, Progress, type RemoteOptions, talking } from "./connection.js";
 
 const BUNDLE_FORMAT = "promptstore-bundle";
 

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { type ModelSettings as ApiModelSettings, type Tool as ApiTool, PromptstoreError } from "@promptstore/client";
+import { type ModelSettings as ApiModelSettings, type Tool as ApiTool, PromptstoreError } from "../../src/index.js";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
 import { pushExamples } from "./examples-file.js";

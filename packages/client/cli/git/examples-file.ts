@@ -4,7 +4,7 @@ import { type ExampleView, exportedExample } from "@promptstore/core/playground"
 import { describeZodError } from "@promptstore/core/schemas";
 import { z } from "zod";
 import { CliError } from "../output.js";
-import { fetchWaitingOutLimits, type RemoteOptions } from "./connection.js";
+import { api, type RemoteOptions } from "./connection.js";
 
 /**
  * A prompt's saved examples (docs/playground.md) as a file beside its prompt file: `support-bot.md` has
@@ -14,19 +14,6 @@ import { fetchWaitingOutLimits, type RemoteOptions } from "./connection.js";
 export const examplesFileOf = (promptFile: string): string => promptFile.replace(/\.md$/, ".examples.json");
 
 const examplesDocument = z.strictObject({ examples: z.array(exportedExample) });
-
-export async function api(options: RemoteOptions, method: string, path: string, body?: unknown): Promise<any> {
-  const baseUrl = (options.url ?? process.env.PROMPTSTORE_URL ?? "").replace(/\/+$/, "");
-  const apiKey = options.key ?? process.env.PROMPTSTORE_API_KEY ?? "";
-  const response = await fetchWaitingOutLimits(`${baseUrl}${path}`, {
-    method,
-    headers: { "x-api-key": apiKey, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const answer = (await response.json()) as { success: boolean; data?: unknown; error?: string };
-  if (!answer.success) throw new CliError(`${method} ${path}: ${response.status} ${answer.error ?? ""}`);
-  return answer.data;
-}
 
 /** Writes the prompt's examples beside its file, or removes the file when it has none. */
 export async function pullExamples(

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BundleWriter } from "../../src/cli/git/bundle-writer.js";
+import { BundleWriter } from "../../cli/git/bundle-writer.js";
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,20 +1,11 @@
-import { type PromptListItem, Promptstore, PromptstoreError } from "@promptstore/client";
 import { shortHash } from "@promptstore/core/version-ref";
-import type { Command } from "commander";
+import { type PromptListItem, Promptstore, PromptstoreError } from "../../src/index.js";
 import { CliError } from "../output.js";
 
 export interface RemoteOptions {
   url?: string;
   key?: string;
   json?: boolean;
-}
-
-/** The options every command that talks to a server takes. */
-export function remoteOptions(command: Command): Command {
-  return command
-    .option("--url <url>", "the server (default: $PROMPTSTORE_URL)")
-    .option("--key <key>", "the project's API key (default: $PROMPTSTORE_API_KEY)")
-    .option("--json", "machine-readable output");
 }
 
 /** Progress of a long run, on stderr so that stdout stays the report (or the JSON document). */
@@ -44,10 +35,6 @@ export class Progress {
 }
 
 /**
- * Tells the user when the plan's rate limit makes the client wait: the SDK waits out a 429 for the seconds
- * its Retry-After names; without this a long run would look hung.
- */
-/**
  * One request outside the SDK (the examples routes), waiting out a 429 as the SDK does: for the seconds
  * Retry-After names (at most 65), announced, up to 10 times.
  */
@@ -71,6 +58,20 @@ function announcingFetch(): (input: string, init: RequestInit) => Promise<Respon
     }
     return res;
   };
+}
+
+/** One call to the API outside the SDK; a failure answer is a CliError naming the call and the field. */
+export async function api(options: RemoteOptions, method: string, path: string, body?: unknown): Promise<any> {
+  const baseUrl = (options.url ?? process.env.PROMPTSTORE_URL ?? "").replace(/\/+$/, "");
+  const apiKey = options.key ?? process.env.PROMPTSTORE_API_KEY ?? "";
+  const response = await fetchWaitingOutLimits(`${baseUrl}${path}`, {
+    method,
+    headers: { "x-api-key": apiKey, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer = (await response.json()) as { success: boolean; data?: unknown; error?: string };
+  if (!answer.success) throw new CliError(`${method} ${path}: ${response.status} ${answer.error ?? ""}`);
+  return answer.data;
 }
 
 export function connect(options: RemoteOptions): Promptstore {

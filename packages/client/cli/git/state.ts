@@ -1,4 +1,4 @@
-import type { PromptListItem } from "@promptstore/client";
+import type { PromptListItem } from "../../src/index.js";
 import type { Lock, LockEntry } from "./lockfile.js";
 import { type LocalPrompt, sameAsLock } from "./workspace.js";
 

@@ -1,8 +1,8 @@
 import type { Content } from "@promptstore/core/content";
 import { contentHash } from "@promptstore/core/hash";
 import { describe, expect, it } from "vitest";
-import { describeDiff, diffPrompt } from "../../src/cli/git/diff.js";
-import { parsePromptFile, renderPromptFile } from "../../src/cli/git/prompt-file.js";
+import { describeDiff, diffPrompt } from "../../cli/git/diff.js";
+import { parsePromptFile, renderPromptFile } from "../../cli/git/prompt-file.js";
 
 /** The file format on its own: what must read back identically, and what a person gets told. */
 const file = (sections: Content["sections"], tools: Content["tools"] = []) => ({

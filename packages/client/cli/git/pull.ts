@@ -1,4 +1,4 @@
-import type { PromptListItem, Promptstore } from "@promptstore/client";
+import type { PromptListItem, Promptstore } from "../../src/index.js";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
 import { pullExamples } from "./examples-file.js";
