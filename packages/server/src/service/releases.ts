@@ -108,11 +108,15 @@ export async function decideRelease(
     const prompt = await tx.getPrompt(row.prompt_id);
     const at = now();
     const current = prompt ? (await labelState(tx, prompt, row.label)).version : null;
+    // A version the prompt does not hold (a request that outlived its prompt) can never be approved.
+    const held = prompt !== undefined && (await tx.holdsVersion(prompt.id, row.version));
     const status: ReleaseStatus = !decision.approve
       ? "rejected"
-      : prompt && current === row.from_version
-        ? "approved"
-        : "stale";
+      : prompt && !held
+        ? "cancelled"
+        : prompt && current === row.from_version
+          ? "approved"
+          : "stale";
     const outcome = { status, decided_by: caller.actor, decided_at: at, comment: decision.comment ?? null };
     if (!(await labels.decideRelease(id, outcome))) {
       throw new AppError("conflict", `release: ${id} was decided meanwhile`);
@@ -129,8 +133,9 @@ export async function decideRelease(
         at,
       );
     }
+    if (status === "cancelled") change.audited("release.cancelled", row.from_version, row.version, releaseTarget(row));
     const type: NewEvent["type"] = status === "rejected" ? "release.rejected" : "release.approved";
-    if (status !== "stale") {
+    if (status === "approved" || status === "rejected") {
       change
         .audited(type, row.from_version, row.version, `${row.prompt_id}:${row.label}`)
         .event(type, row.version, prompt.production_version, prompt.latest_version, releaseDetails(done));
@@ -141,6 +146,26 @@ export async function decideRelease(
   if (promptId) context.changed(promptId);
   return viewOf(decided);
 }
+
+/**
+ * Ends the pending requests of a prompt being deleted (inside the deletion's transaction, its row locked):
+ * each becomes `cancelled`, decided by whoever deletes, and is recorded in the audit trail. A prompt made
+ * again with the same id starts with no request, as it starts with no history.
+ */
+export async function cancelReleasesOf(
+  tx: ProjectStore,
+  change: PromptChange,
+  caller: Caller,
+  promptId: string,
+  at: string,
+): Promise<void> {
+  const outcome = { decided_by: caller.actor, decided_at: at, comment: "the prompt was deleted" };
+  for (const row of await tx.labels().cancelPendingReleases(promptId, outcome)) {
+    change.audited("release.cancelled", row.from_version, row.version, releaseTarget(row));
+  }
+}
+
+const releaseTarget = (row: ReleaseRow): string => `${row.prompt_id}:${row.label}`;
 
 /** The label settings of the project, with the names in use on some prompt that have none. */
 export async function labelSettings(

@@ -236,6 +236,34 @@ export class LabelStore {
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
+
+  /**
+   * Cancels every pending request of a prompt (it is being deleted): returns the requests as they were, so
+   * that each is recorded. The caller holds the prompt's row lock.
+   */
+  async cancelPendingReleases(
+    promptId: string,
+    decision: { decided_by: string; decided_at: string; comment: string | null },
+  ): Promise<ReleaseRow[]> {
+    const pending = await this.db
+      .selectFrom("release_requests")
+      .selectAll()
+      .where("project_id", "=", this.projectId)
+      .where("prompt_id", "=", promptId)
+      .where("status", "=", "pending")
+      .orderBy("requested_at")
+      .orderBy("id")
+      .execute();
+    if (pending.length === 0) return [];
+    await this.db
+      .updateTable("release_requests")
+      .set({ ...decision, status: "cancelled" })
+      .where("project_id", "=", this.projectId)
+      .where("prompt_id", "=", promptId)
+      .where("status", "=", "pending")
+      .execute();
+    return pending.map(withoutProject);
+  }
 }
 
 function withoutProject(row: ReleaseRequestsTable): ReleaseRow {
