@@ -2,7 +2,7 @@ import { AppError, badRequest, notFound } from "@promptstore/core/errors";
 import type { LabelSettingView, ReleaseStatus, ReleaseView } from "@promptstore/core/views";
 import type { NewEvent } from "../store/events.js";
 import { newId, now } from "../store/ids.js";
-import type { LabelSettings, ReleaseRow } from "../store/labels.js";
+import type { LabelSettings, LabelStore, ReleaseRow } from "../store/labels.js";
 import type { ProjectStore } from "../store/prompts.js";
 import { type Caller, requireAccess, requirePerson } from "./access.js";
 import { releaseShownTo } from "./authors.js";
@@ -165,6 +165,41 @@ export async function cancelReleasesOf(
   }
 }
 
+/**
+ * A protected label falls back only to a protected one (docs/releases.md, "Protected labels"): otherwise what
+ * it serves to a prompt that lacks it would change, without approval, whenever the unprotected label moved.
+ * So protecting a label whose fallback is unprotected, giving a protected label an unprotected fallback, and
+ * unprotecting a label a protected one falls back to are all refused, naming the field the request sent.
+ */
+async function requireProtectedFallbacks(
+  labels: LabelStore,
+  settings: LabelSettings,
+  before: LabelSettings | undefined,
+  patch: { protected?: boolean | undefined; fallback?: string | null | undefined },
+): Promise<void> {
+  const { name, fallback } = settings;
+  if (settings.protected && fallback !== null && !(await labels.settingsOf(fallback))?.protected) {
+    throw new AppError(
+      "conflict",
+      patch.fallback !== undefined
+        ? `fallback: ${name} is protected and ${fallback} is not: a protected label may fall back only to a ` +
+            `protected one (protect ${fallback} first)`
+        : `protected: ${name} falls back to ${fallback}, which is not protected: protect ${fallback} first, ` +
+            "or remove the fallback",
+    );
+  }
+  if (!settings.protected && before?.protected) {
+    const leaning = (await labels.allSettings()).find((s) => s.protected && s.fallback === name && s.name !== name);
+    if (leaning) {
+      throw new AppError(
+        "conflict",
+        `protected: ${leaning.name} is protected and falls back to ${name}, so ${name} stays protected ` +
+          `while it does (change ${leaning.name}'s fallback first)`,
+      );
+    }
+  }
+}
+
 const releaseTarget = (row: ReleaseRow): string => `${row.prompt_id}:${row.label}`;
 
 /** The label settings of the project, with the names in use on some prompt that have none. */
@@ -202,6 +237,7 @@ export async function configureLabel(
   if (patch.fallback === name) throw badRequest("fallback: a label cannot fall back to itself");
   return context.store.transaction(async (tx) => {
     const labels = tx.labels();
+    await labels.lockSettings();
     const before = await labels.settingsOf(name);
     const settings: LabelSettings = {
       name,
@@ -214,6 +250,9 @@ export async function configureLabel(
     for (let next = settings.fallback, seen = 0; next !== null && seen < 8; seen++) {
       if (next === name) throw badRequest(`fallback: ${settings.fallback} falls back to ${name}: a cycle`);
       next = (await labels.settingsOf(next))?.fallback ?? null;
+    }
+    if (patch.protected !== undefined || patch.fallback !== undefined) {
+      await requireProtectedFallbacks(labels, settings, before, patch);
     }
     await labels.saveSettings(settings);
     const was = before?.protected ? "protected" : "unprotected";

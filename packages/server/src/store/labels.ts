@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { lockRow } from "./row-lock.js";
 import type { Database, ReleaseRequestsTable } from "./schema.js";
 
 export interface LabelSettings {
@@ -115,6 +116,14 @@ export class LabelStore {
       .limit(1)
       .executeTakeFirst();
     return used !== undefined || (await this.settingsOf(name)) !== undefined;
+  }
+
+  /**
+   * Serializes changes of the project's label settings (the project row's lock, which a create also takes
+   * first): a rule between two labels' settings is checked against what the other change committed.
+   */
+  async lockSettings(): Promise<void> {
+    await lockRow(this.db, "projects", { id: this.projectId });
   }
 
   async settingsOf(name: string): Promise<LabelSettings | undefined> {
