@@ -59,13 +59,16 @@ export class PlaygroundStore {
     id: string,
     patch: Partial<Pick<ConnectionRow, "name" | "base_url" | "api_key" | "models">>,
     at: string,
+    fromBaseUrl?: string,
   ): Promise<boolean> {
-    const result = await this.db
+    let query = this.db
       .updateTable("model_connections")
       .set({ ...patch, updated_at: at })
       .where("project_id", "=", projectId)
-      .where("id", "=", id)
-      .executeTakeFirst();
+      .where("id", "=", id);
+    // Conditional on the address the caller checked its change against (its key stays with that address).
+    if (fromBaseUrl !== undefined) query = query.where("base_url", "=", fromBaseUrl);
+    const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
