@@ -270,7 +270,7 @@ export const exportedResult = z.strictObject({
     .boolean()
     .optional()
     .describe(
-      "True when the server did not run it (it was imported). On import it is ignored: every imported result is",
+      "True when the server did not run it (it was imported). Ignored on import: all that is imported is marked so",
     ),
 });
 
