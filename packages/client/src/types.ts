@@ -106,7 +106,7 @@ export interface PromptEvent {
   /** The release request of a release.* event. */
   release?: {
     id: string;
-    status: "pending" | "approved" | "rejected" | "stale";
+    status: "pending" | "approved" | "rejected" | "stale" | "cancelled";
     label: string;
     version: string;
     from_version: string | null;

@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   "release.requested",
   "release.approved",
   "release.rejected",
+  "release.cancelled",
   "label.configured",
   "invitation.created",
   "invitation.revoked",

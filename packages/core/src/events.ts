@@ -35,7 +35,7 @@ export const rolloutState = z
 export const releaseSummary = z
   .object({
     id: z.string(),
-    status: z.enum(["pending", "approved", "rejected", "stale"]),
+    status: z.enum(["pending", "approved", "rejected", "stale", "cancelled"]),
     label: z.string(),
     version: hash,
     from_version: hash.nullable(),

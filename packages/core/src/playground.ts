@@ -228,6 +228,8 @@ export interface ResultView {
   usage: Usage | null;
   timing: { ttft_ms: number | null; total_ms: number };
   ran_at: string;
+  /** True when this server did not run it: it came in through an import, and never stands in for a run. */
+  imported: boolean;
 }
 
 const hash = z.string().regex(/^[0-9a-f]{64}$/, "must be a 64-character hash");
@@ -264,6 +266,12 @@ export const exportedResult = z.strictObject({
     .nullable(),
   timing: z.strictObject({ ttft_ms: z.number().int().min(0).nullable(), total_ms: z.number().int().min(0) }),
   ran_at: timestamp,
+  imported: z
+    .boolean()
+    .optional()
+    .describe(
+      "True when the server did not run it (it was imported). Ignored on import: all that is imported is marked so",
+    ),
 });
 
 export const importExamplesBody = z.strictObject({

@@ -331,7 +331,7 @@ export const releaseRequestBody = z.strictObject({
   message: message.optional().describe("Why, for whoever approves it"),
 });
 
-export const RELEASE_STATUSES = ["pending", "approved", "rejected", "stale"] as const;
+export const RELEASE_STATUSES = ["pending", "approved", "rejected", "stale", "cancelled"] as const;
 
 export const releasesQuery = z.object({
   status: z

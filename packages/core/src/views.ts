@@ -122,7 +122,7 @@ export interface ImportedPrompt {
   published: boolean;
 }
 
-export type ReleaseStatus = "pending" | "approved" | "rejected" | "stale";
+export type ReleaseStatus = "pending" | "approved" | "rejected" | "stale" | "cancelled";
 
 /** A release request (docs/releases.md), as the API and the dashboard answer it. */
 export interface ReleaseView {

@@ -1360,7 +1360,7 @@ export interface operations {
               id: string;
               prompt_id: string;
               /** @enum {string} */
-              status: "pending" | "approved" | "rejected" | "stale";
+              status: "pending" | "approved" | "rejected" | "stale" | "cancelled";
               label: string;
               /** @description SHA-256 hex of the version's canonical content */
               version: string;
@@ -1394,7 +1394,7 @@ export interface operations {
   listReleases: {
     parameters: {
       query?: {
-        status?: "pending" | "approved" | "rejected" | "stale";
+        status?: "pending" | "approved" | "rejected" | "stale" | "cancelled";
         limit?: number;
       };
       header?: never;
@@ -1417,7 +1417,7 @@ export interface operations {
                 id: string;
                 prompt_id: string;
                 /** @enum {string} */
-                status: "pending" | "approved" | "rejected" | "stale";
+                status: "pending" | "approved" | "rejected" | "stale" | "cancelled";
                 label: string;
                 /** @description SHA-256 hex of the version's canonical content */
                 version: string;
@@ -1470,7 +1470,7 @@ export interface operations {
               id: string;
               prompt_id: string;
               /** @enum {string} */
-              status: "pending" | "approved" | "rejected" | "stale";
+              status: "pending" | "approved" | "rejected" | "stale" | "cancelled";
               label: string;
               /** @description SHA-256 hex of the version's canonical content */
               version: string;
@@ -2050,6 +2050,7 @@ export interface operations {
                   | "release.requested"
                   | "release.approved"
                   | "release.rejected"
+                  | "release.cancelled"
                   | "label.configured"
                   | "invitation.created"
                   | "invitation.revoked"
@@ -2571,6 +2572,8 @@ export interface operations {
                 };
                 /** Format: date-time */
                 ran_at: string;
+                /** @description True when this server did not run it: it came in through an import */
+                imported: boolean;
               }[];
             };
           };
@@ -2706,6 +2709,8 @@ export interface operations {
             };
             /** Format: date-time */
             ran_at: string;
+            /** @description True when the server did not run it (it was imported). Ignored on import: all that is imported is marked so */
+            imported?: boolean;
           }[];
         };
       };
@@ -2799,7 +2804,7 @@ export interface operations {
             release?: {
               id: string;
               /** @enum {string} */
-              status: "pending" | "approved" | "rejected" | "stale";
+              status: "pending" | "approved" | "rejected" | "stale" | "cancelled";
               label: string;
               version: string;
               from_version: string | null;

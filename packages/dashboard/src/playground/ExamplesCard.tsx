@@ -4,6 +4,7 @@ import { useId, useState } from "react";
 import { examplesQuery, resultsQuery, useRemoveExample } from "../api/example-queries";
 import { ConfirmDialog } from "../ui/Dialog";
 import { formatCount, plural, shortHash } from "../ui/format";
+import { ImportedMark } from "../ui/ImportedMark";
 import { EmptyState, ErrorState, errorText, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
 import { ExampleDialog } from "./ExampleDialog";
@@ -121,7 +122,9 @@ export function ExamplesCard({
         const failed = runAll.state.errors[cellKey(exampleId, hash)];
         if (failed) return { kind: "error", error: failed };
       }
-      const found = kept.data?.results.find((r) => r.example_id === exampleId);
+      // A result run here before an imported one, which is shown only when there is nothing else (marked).
+      const results = kept.data?.results.filter((r) => r.example_id === exampleId) ?? [];
+      const found = results.find((r) => !r.imported) ?? results[0];
       if (found) return { kind: "result", result: found, kept: true };
       return { kind: running ? "waiting" : "none" };
     };
@@ -281,6 +284,7 @@ function ResultCell({ label, cell }: { label: string; cell: Cell }) {
             <TimeAgo iso={cell.result.ran_at} /> · {shortHash(cell.result.version)}
           </span>
         ) : null}
+        {cell.kind === "result" && cell.result.imported ? <ImportedMark /> : null}
       </p>
       {cell.kind === "result" ? (
         <>

@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { type Release, releaseQuery } from "../api/release-queries";
 import type { ExampleResult } from "../playground/run-types";
 import { shortHash } from "../ui/format";
+import { ImportedMark } from "../ui/ImportedMark";
 import { TimeAgo } from "../ui/TimeAgo";
 
 export interface ReleaseExample {
@@ -75,6 +76,7 @@ function Answer({ result }: { result: ExampleResult | null }) {
       <span className="subtle small">
         {shortHash(result.version)} · ran <TimeAgo iso={result.ran_at} />
       </span>
+      {result.imported ? <ImportedMark /> : null}
     </span>
   );
 }

@@ -19,6 +19,7 @@ const FILTERS = [
   { value: "approved", label: "Approved" },
   { value: "rejected", label: "Rejected" },
   { value: "stale", label: "Stale" },
+  { value: "cancelled", label: "Cancelled" },
   { value: "all", label: "All" },
 ] as const satisfies readonly { value: ReleaseStatus | "all"; label: string }[];
 
@@ -29,6 +30,7 @@ const STATUS_BADGE: Record<ReleaseStatus, string> = {
   approved: "badge badge-production",
   rejected: "badge badge-danger",
   stale: "badge badge-outline",
+  cancelled: "badge badge-outline",
 };
 
 const EMPTY: Record<Filter, string> = {
@@ -36,6 +38,7 @@ const EMPTY: Record<Filter, string> = {
   approved: "No release has been approved yet",
   rejected: "No release has been rejected",
   stale: "No release went stale",
+  cancelled: "No release was cancelled",
   all: "No release has been requested yet",
 };
 
@@ -213,6 +216,11 @@ function ReleaseItem({
           <p className="notice notice-warning">
             {release.label} moved after this was asked: it no longer serves {shortHash(release.from_version ?? "")}. Ask
             again from the prompt’s History.
+          </p>
+        ) : null}
+        {release.status === "cancelled" ? (
+          <p className="notice notice-warning">
+            Cancelled: the prompt was deleted, or no longer holds {shortHash(release.version)}. Nothing moved.
           </p>
         ) : null}
       </div>

@@ -23,6 +23,7 @@ const ACTION_LABEL: Record<AuditEntry["action"], string> = {
   "release.requested": "Release requested",
   "release.approved": "Release approved",
   "release.rejected": "Release rejected",
+  "release.cancelled": "Release cancelled",
   "label.configured": "Label settings changed",
 };
 

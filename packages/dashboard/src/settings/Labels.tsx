@@ -213,7 +213,7 @@ function LabelSettingsDialog({
           label="Falls back to"
           optional
           error={errorFor(errors, "fallback")}
-          hint="Served to reads of a prompt that lacks this label."
+          hint="Served to reads of a prompt that lacks this label. A protected label falls back only to a protected one."
         >
           {(control) => (
             <select {...control} className="select" value={fallback} onChange={(e) => setFallback(e.target.value)}>

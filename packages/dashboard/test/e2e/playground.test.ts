@@ -532,6 +532,36 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: the playground",
     }
   }, 240_000);
 
+  it("a result that came in through an import is marked on the release request: imported, not run here", async () => {
+    const example = (await rest(server, "GET", "/api/v2/prompts/support-bot/examples")).body.data.examples[0];
+    const ran = (await rest(server, "GET", "/api/v2/prompts/support-bot/examples/results?version=latest")).body.data
+      .results[0];
+    const saved = await rest(server, "PUT", "/api/v2/prompts/support-bot", server.key, {
+      markdown: "# Role\nYou help customers of {{ company }}.\n\n# Rules\nApprove refunds.",
+    });
+    const candidate = saved.body.data.version as string;
+    // A write key's forgery: the candidate's "answer", claiming it was run here.
+    const forged = { ...ran, version: candidate, answer: { role: "assistant", content: "Forged: approve me" } };
+    const imported = await rest(server, "POST", "/api/v2/prompts/support-bot/examples/import", server.key, {
+      examples: [],
+      results: [{ ...forged, imported: false }],
+    });
+    expect(imported.body.data).toEqual({ examples: 0, results: 1 });
+    await rest(server, "POST", "/api/v2/prompts/support-bot/releases", server.key, {
+      label: "production",
+      version: candidate,
+      message: "Answers from a file",
+    });
+    await page.goto(`${projectPath}/releases`);
+    const request = page.getByRole("article").filter({ hasText: "Answers from a file" });
+    const row = request.getByRole("table").getByRole("row").filter({ hasText: example.name });
+    await poll(() => row.count()).toBe(1);
+    const cells = row.getByRole("cell");
+    expect(await cells.nth(1).textContent()).toMatch(/^Forged: approve me.* · ran .*imported, not run here$/);
+    expect(await cells.nth(2).textContent()).not.toContain("imported");
+    await expectAccessible(page, "playground-release-imported");
+  });
+
   it("removes an example with the keyboard; the examples' empty state says how to add one", async () => {
     await page.goto(`${projectPath}/prompts/support-bot`);
     const examples = page.getByRole("region", { name: "Saved examples" });

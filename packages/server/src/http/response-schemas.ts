@@ -98,7 +98,7 @@ export const removedLabel = z.strictObject({ id: z.string(), label: z.string(), 
 export const releaseOut = z.strictObject({
   id: z.string(),
   prompt_id: z.string(),
-  status: z.enum(["pending", "approved", "rejected", "stale"]),
+  status: z.enum(["pending", "approved", "rejected", "stale", "cancelled"]),
   label: z.string(),
   version: hash,
   from_version: hash.nullable().describe("What the label pointed to when the request was made"),

@@ -106,16 +106,36 @@ export class ConnectionService {
     return toView(row);
   }
 
+  /**
+   * Changes a connection. The stored key belongs to the address it was entered for: moving the base URL to
+   * another origin (scheme, host, port) without sending `api_key` (a new key, or `""` for none) is refused,
+   * or any owner could send a key another owner entered to a host of their choosing.
+   */
   async update(caller: ConnectionManager, id: string, body: UpdateConnectionBody): Promise<ConnectionView> {
     this.requireManager(caller);
     if (body.base_url !== undefined) this.checkUrl(body.base_url);
+    const before = CONNECTION_ID.test(id) ? await this.store.findConnection(caller.projectId, id) : undefined;
+    if (!before) throw notFoundError(id);
+    const moves = body.base_url !== undefined && new URL(body.base_url).origin !== new URL(before.base_url).origin;
+    const keyFollows = moves && body.api_key === undefined && before.api_key !== null;
+    if (keyFollows) {
+      throw badRequest(
+        `api_key: the base URL moves to another origin (${new URL(before.base_url).origin} → ` +
+          `${new URL(body.base_url as string).origin}); the stored key stays with the old one: send the key ` +
+          `for the new address, or "" to keep none`,
+      );
+    }
     const patch: Partial<ConnectionRow> = {};
     if (body.name !== undefined) patch.name = body.name;
     if (body.base_url !== undefined) patch.base_url = body.base_url;
     if (body.api_key !== undefined) patch.api_key = this.seal(id, body.api_key);
     if (body.models !== undefined) patch.models = JSON.stringify(body.models);
-    if (!CONNECTION_ID.test(id) || !(await this.store.updateConnection(caller.projectId, id, patch, now()))) {
-      throw notFoundError(id);
+    // Only from the address checked above: a move made meanwhile (with its own key) is not undone by this one.
+    const from = body.base_url !== undefined && body.api_key === undefined ? before.base_url : undefined;
+    if (!(await this.store.updateConnection(caller.projectId, id, patch, now(), from))) {
+      const still = await this.store.findConnection(caller.projectId, id);
+      if (!still) throw notFoundError(id);
+      throw new AppError("conflict", `base_url: connection ${id} changed meanwhile; read it again and retry`);
     }
     return toView((await this.store.findConnection(caller.projectId, id)) as ConnectionRow);
   }

@@ -43,6 +43,7 @@ export function toResultView(row: ResultRow): ResultView {
     usage: row.usage === null ? null : JSON.parse(row.usage),
     timing: { ttft_ms: row.ttft_ms === null ? null : Number(row.ttft_ms), total_ms: Number(row.total_ms) },
     ran_at: row.ran_at,
+    imported: row.imported === 1,
   };
 }
 
@@ -197,6 +198,8 @@ export class ExampleService {
       ttft_ms: r.timing.ttft_ms,
       total_ms: r.timing.total_ms,
       ran_at: r.ran_at,
+      // Whatever the file says: this server did not produce it (a write key could forge any answer).
+      imported: 1,
     }));
     return this.store.importExamples(caller.projectId, promptId, examples, results, () => newId("exa"));
   }
@@ -215,8 +218,11 @@ export class ExampleService {
     const examples = await this.store.listExamples(caller.projectId, release.prompt_id);
     const versions = [release.version, ...(release.from_version ? [release.from_version] : [])];
     const rows = await this.store.resultsOf(caller.projectId, release.prompt_id, versions);
+    // The newest result run here, else the newest imported one (shown as imported): an imported answer never
+    // hides one this server produced, whatever time it claims.
     const newest = (exampleId: string, version: string | null) => {
-      const row = version === null ? undefined : rows.find((r) => r.example_id === exampleId && r.version === version);
+      const of = version === null ? [] : rows.filter((r) => r.example_id === exampleId && r.version === version);
+      const row = of.find((r) => r.imported === 0) ?? of[0];
       return row ? toResultView(row) : null;
     };
     return examples.map((e) => ({
@@ -306,6 +312,7 @@ export class ExampleService {
                 ttft_ms: answer.ttftMs,
                 total_ms: answer.totalMs,
                 ran_at: now(),
+                imported: 0,
               };
               await this.store.keepResult(row);
               counts.ran++;

@@ -8,8 +8,10 @@ import type { PromptChange } from "./prompt-changes.js";
 /**
  * The one home of the release path's rules: what moving a label does (a move, a rollout started, changed,
  * completed or aborted), and that a protected label moves only through an approved release request. Every
- * path that moves a label (publish, a save or create that publishes, import, the MCP tools, the dashboard,
- * an approval) goes through `moveLabel`, and every direct one through `requireUnprotected` first.
+ * path that moves a label (publish, a rollout, import, the MCP tools, the dashboard, an approval) goes
+ * through `moveLabel`, and every direct one through `requireUnprotected` first. `moveLabel` is also where a
+ * label is kept to versions its prompt holds: it refuses any other target. (A save or create that publishes
+ * points production at the version it writes in the same transaction, which the prompt holds by then.)
  */
 
 export interface LabelMove {
@@ -68,6 +70,11 @@ export async function moveLabel(
   at: string,
 ): Promise<LabelState> {
   const { label, target } = move;
+  // A label never points at a version its prompt does not hold (a request made before the prompt was
+  // deleted and made again names a version of the old prompt).
+  if (!(await tx.holdsVersion(prompt.id, target))) {
+    throw new AppError("conflict", `version: prompt ${prompt.id} holds no version ${target}`);
+  }
   const labels = tx.labels();
   const before = await labelState(tx, prompt, label);
   const current = before.version;

@@ -7,7 +7,7 @@ import { now } from "../store/ids.js";
 import type { NewVersion } from "../store/prompt-rows.js";
 import type { ProjectStore } from "../store/prompts.js";
 import type { Caller } from "./access.js";
-import { requireUnprotected } from "./label-moves.js";
+import { moveLabel, requireUnprotected } from "./label-moves.js";
 import { PromptChange, prepareVersion, requireWrite, reservePromptSlot } from "./prompt-changes.js";
 
 /** What an import needs of PromptService: the caller's project store, and how a change is recorded and told. */
@@ -95,7 +95,6 @@ export async function importPrompt(
 
     const patch = {
       ...(!created && latest !== current.latest_version ? { latest_version: latest } : {}),
-      ...(production !== current.production_version ? { production_version: production } : {}),
       ...(!created && body.name !== current.name ? { name: body.name } : {}),
       ...(!created && body.description !== undefined && body.description !== current.description
         ? { description: body.description }
@@ -114,13 +113,14 @@ export async function importPrompt(
         .event("prompt.version_saved", latest, production, latest)
         .audited("prompt.saved", current.latest_version, latest);
     }
-    if (productionMoved && production !== null) {
-      change
-        .event("prompt.published", production, production, latest)
-        .audited("prompt.published", current.production_version, production);
-    }
-    const changed = created || inserted > 0 || Object.keys(patch).length > 0;
+    const changed = created || inserted > 0 || productionMoved || Object.keys(patch).length > 0;
     if (Object.keys(patch).length > 0) await tx.updatePrompt(id, { ...patch, updated_at: timestamp });
+    // Production moves the one way every label moves (label-moves.ts): to a version the prompt holds, and
+    // ending a rollout on it.
+    if (productionMoved && production !== null) {
+      const prompt = { ...current, latest_version: latest };
+      await moveLabel(tx, change, prompt, { label: PRODUCTION, target: production }, timestamp);
+    }
     if (changed) await context.record(tx, change);
     return {
       id,

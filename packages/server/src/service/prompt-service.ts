@@ -53,6 +53,7 @@ import {
 } from "./prompt-pages.js";
 import { type PromptRead, PromptReader, pick, type ResolvedRead } from "./prompt-reads.js";
 import {
+  cancelReleasesOf,
   configureLabel,
   decideRelease,
   getRelease,
@@ -388,13 +389,12 @@ export class PromptService {
       await requireUnprotected(tx, promptId, carried, "deleting the prompt it labels");
       await tx.deletePrompt(promptId);
       const served = prompt.production_version ?? prompt.latest_version;
+      const at = now();
+      const change = new PromptChange(caller, promptId, at);
+      // Its pending release requests end with it: none can be approved for a prompt made again with its id.
+      await cancelReleasesOf(tx, change, caller, promptId, at);
       // The audit row goes before the events: anything that fails from there on (a sink) takes it back.
-      await this.record(
-        tx,
-        new PromptChange(caller, promptId, now())
-          .audited("prompt.deleted", served, null)
-          .event("prompt.deleted", served, null, null),
-      );
+      await this.record(tx, change.audited("prompt.deleted", served, null).event("prompt.deleted", served, null, null));
     });
     this.changed(caller.projectId, promptId);
     return { id: promptId, deleted: true };

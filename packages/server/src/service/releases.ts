@@ -2,7 +2,7 @@ import { AppError, badRequest, notFound } from "@promptstore/core/errors";
 import type { LabelSettingView, ReleaseStatus, ReleaseView } from "@promptstore/core/views";
 import type { NewEvent } from "../store/events.js";
 import { newId, now } from "../store/ids.js";
-import type { LabelSettings, ReleaseRow } from "../store/labels.js";
+import type { LabelSettings, LabelStore, ReleaseRow } from "../store/labels.js";
 import type { ProjectStore } from "../store/prompts.js";
 import { type Caller, requireAccess, requirePerson } from "./access.js";
 import { releaseShownTo } from "./authors.js";
@@ -128,11 +128,15 @@ export async function decideRelease(
     const prompt = await tx.getPrompt(row.prompt_id);
     const at = now();
     const current = prompt ? (await labelState(tx, prompt, row.label)).version : null;
+    // A version the prompt does not hold (a request that outlived its prompt) can never be approved.
+    const held = prompt !== undefined && (await tx.holdsVersion(prompt.id, row.version));
     const status: ReleaseStatus = !decision.approve
       ? "rejected"
-      : prompt && current === row.from_version
-        ? "approved"
-        : "stale";
+      : prompt && !held
+        ? "cancelled"
+        : prompt && current === row.from_version
+          ? "approved"
+          : "stale";
     const outcome = { status, decided_by: caller.actor, decided_at: at, comment: decision.comment ?? null };
     if (!(await labels.decideRelease(id, outcome))) {
       throw new AppError("conflict", `release: ${id} was decided meanwhile`);
@@ -149,8 +153,9 @@ export async function decideRelease(
         at,
       );
     }
+    if (status === "cancelled") change.audited("release.cancelled", row.from_version, row.version, releaseTarget(row));
     const type: NewEvent["type"] = status === "rejected" ? "release.rejected" : "release.approved";
-    if (status !== "stale") {
+    if (status === "approved" || status === "rejected") {
       change
         .audited(type, row.from_version, row.version, `${row.prompt_id}:${row.label}`)
         .event(type, row.version, prompt.production_version, prompt.latest_version, releaseDetails(done));
@@ -161,6 +166,61 @@ export async function decideRelease(
   if (promptId) context.changed(promptId);
   return viewOf(decided);
 }
+
+/**
+ * Ends the pending requests of a prompt being deleted (inside the deletion's transaction, its row locked):
+ * each becomes `cancelled`, decided by whoever deletes, and is recorded in the audit trail. A prompt made
+ * again with the same id starts with no request, as it starts with no history.
+ */
+export async function cancelReleasesOf(
+  tx: ProjectStore,
+  change: PromptChange,
+  caller: Caller,
+  promptId: string,
+  at: string,
+): Promise<void> {
+  const outcome = { decided_by: caller.actor, decided_at: at, comment: "the prompt was deleted" };
+  for (const row of await tx.labels().cancelPendingReleases(promptId, outcome)) {
+    change.audited("release.cancelled", row.from_version, row.version, releaseTarget(row));
+  }
+}
+
+/**
+ * A protected label falls back only to a protected one (docs/releases.md, "Protected labels"): otherwise what
+ * it serves to a prompt that lacks it would change, without approval, whenever the unprotected label moved.
+ * So protecting a label whose fallback is unprotected, giving a protected label an unprotected fallback, and
+ * unprotecting a label a protected one falls back to are all refused, naming the field the request sent.
+ */
+async function requireProtectedFallbacks(
+  labels: LabelStore,
+  settings: LabelSettings,
+  before: LabelSettings | undefined,
+  patch: { protected?: boolean | undefined; fallback?: string | null | undefined },
+): Promise<void> {
+  const { name, fallback } = settings;
+  if (settings.protected && fallback !== null && !(await labels.settingsOf(fallback))?.protected) {
+    throw new AppError(
+      "conflict",
+      patch.fallback !== undefined
+        ? `fallback: ${name} is protected and ${fallback} is not: a protected label may fall back only to a ` +
+            `protected one (protect ${fallback} first)`
+        : `protected: ${name} falls back to ${fallback}, which is not protected: protect ${fallback} first, ` +
+            "or remove the fallback",
+    );
+  }
+  if (!settings.protected && before?.protected) {
+    const leaning = (await labels.allSettings()).find((s) => s.protected && s.fallback === name && s.name !== name);
+    if (leaning) {
+      throw new AppError(
+        "conflict",
+        `protected: ${leaning.name} is protected and falls back to ${name}, so ${name} stays protected ` +
+          `while it does (change ${leaning.name}'s fallback first)`,
+      );
+    }
+  }
+}
+
+const releaseTarget = (row: ReleaseRow): string => `${row.prompt_id}:${row.label}`;
 
 /** The label settings of the project, with the names in use on some prompt that have none. */
 export async function labelSettings(
@@ -197,6 +257,7 @@ export async function configureLabel(
   if (patch.fallback === name) throw badRequest("fallback: a label cannot fall back to itself");
   return context.store.transaction(async (tx) => {
     const labels = tx.labels();
+    await labels.lockSettings();
     const before = await labels.settingsOf(name);
     const settings: LabelSettings = {
       name,
@@ -209,6 +270,9 @@ export async function configureLabel(
     for (let next = settings.fallback, seen = 0; next !== null && seen < 8; seen++) {
       if (next === name) throw badRequest(`fallback: ${settings.fallback} falls back to ${name}: a cycle`);
       next = (await labels.settingsOf(next))?.fallback ?? null;
+    }
+    if (patch.protected !== undefined || patch.fallback !== undefined) {
+      await requireProtectedFallbacks(labels, settings, before, patch);
     }
     await labels.saveSettings(settings);
     const was = before?.protected ? "protected" : "unprotected";

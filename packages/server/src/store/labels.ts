@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { lockRow } from "./row-lock.js";
 import type { Database, ReleaseRequestsTable } from "./schema.js";
 
 export interface LabelSettings {
@@ -115,6 +116,14 @@ export class LabelStore {
       .limit(1)
       .executeTakeFirst();
     return used !== undefined || (await this.settingsOf(name)) !== undefined;
+  }
+
+  /**
+   * Serializes changes of the project's label settings (the project row's lock, which a create also takes
+   * first): a rule between two labels' settings is checked against what the other change committed.
+   */
+  async lockSettings(): Promise<void> {
+    await lockRow(this.db, "projects", { id: this.projectId });
   }
 
   async settingsOf(name: string): Promise<LabelSettings | undefined> {
@@ -255,6 +264,34 @@ export class LabelStore {
       .where("status", "=", "pending")
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
+  }
+
+  /**
+   * Cancels every pending request of a prompt (it is being deleted): returns the requests as they were, so
+   * that each is recorded. The caller holds the prompt's row lock.
+   */
+  async cancelPendingReleases(
+    promptId: string,
+    decision: { decided_by: string; decided_at: string; comment: string | null },
+  ): Promise<ReleaseRow[]> {
+    const pending = await this.db
+      .selectFrom("release_requests")
+      .selectAll()
+      .where("project_id", "=", this.projectId)
+      .where("prompt_id", "=", promptId)
+      .where("status", "=", "pending")
+      .orderBy("requested_at")
+      .orderBy("id")
+      .execute();
+    if (pending.length === 0) return [];
+    await this.db
+      .updateTable("release_requests")
+      .set({ ...decision, status: "cancelled" })
+      .where("project_id", "=", this.projectId)
+      .where("prompt_id", "=", promptId)
+      .where("status", "=", "pending")
+      .execute();
+    return pending.map(withoutProject);
   }
 }
 

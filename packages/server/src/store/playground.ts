@@ -59,13 +59,16 @@ export class PlaygroundStore {
     id: string,
     patch: Partial<Pick<ConnectionRow, "name" | "base_url" | "api_key" | "models">>,
     at: string,
+    fromBaseUrl?: string,
   ): Promise<boolean> {
-    const result = await this.db
+    let query = this.db
       .updateTable("model_connections")
       .set({ ...patch, updated_at: at })
       .where("project_id", "=", projectId)
-      .where("id", "=", id)
-      .executeTakeFirst();
+      .where("id", "=", id);
+    // Conditional on the address the caller checked its change against (its key stays with that address).
+    if (fromBaseUrl !== undefined) query = query.where("base_url", "=", fromBaseUrl);
+    const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
@@ -202,6 +205,10 @@ export class PlaygroundStore {
     });
   }
 
+  /**
+   * The result kept for this key from a run on this server. An imported one is never found here: this server
+   * did not produce it, so it cannot stand in for a run (Run all) or, later, an evaluation.
+   */
   findResult(exampleId: string, version: string, settingsHash: string): Promise<ResultRow | undefined> {
     return this.db
       .selectFrom("example_results")
@@ -209,10 +216,11 @@ export class PlaygroundStore {
       .where("example_id", "=", exampleId)
       .where("version", "=", version)
       .where("settings_hash", "=", settingsHash)
+      .where("imported", "=", 0)
       .executeTakeFirst();
   }
 
-  /** Keeps a result, replacing one of the same key (a fresh run). */
+  /** Keeps a result, replacing one of the same key (a fresh run, or a run where only an imported one was). */
   async keepResult(row: ResultRow): Promise<void> {
     await this.db
       .insertInto("example_results")
@@ -226,6 +234,7 @@ export class PlaygroundStore {
           ttft_ms: row.ttft_ms,
           total_ms: row.total_ms,
           ran_at: row.ran_at,
+          imported: row.imported,
         }),
       )
       .execute();
@@ -245,13 +254,14 @@ export class PlaygroundStore {
     return query.orderBy("ran_at", "desc").orderBy("example_id").execute();
   }
 
-  /** Per version of the prompt, how many distinct examples have a kept result. */
+  /** Per version of the prompt, how many distinct examples have a result run here (imported ones are not). */
   async triedCounts(projectId: string, promptId: string): Promise<Map<string, number>> {
     const rows = await this.db
       .selectFrom("example_results")
       .select(["version", (eb) => eb.fn.count<number>("example_id").distinct().as("n")])
       .where("project_id", "=", projectId)
       .where("prompt_id", "=", promptId)
+      .where("imported", "=", 0)
       .groupBy("version")
       .execute();
     return new Map(rows.map((r) => [r.version, Number(r.n)]));

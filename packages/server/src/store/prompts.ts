@@ -138,6 +138,18 @@ export class ProjectStore {
     return rows.map((r) => r.hash);
   }
 
+  /** Whether the prompt holds the version with exactly this hash: what a label may point to. */
+  async holdsVersion(promptId: string, hash: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("versions")
+      .select("hash")
+      .where("project_id", "=", this.projectId)
+      .where("prompt_id", "=", promptId)
+      .where("hash", "=", hash)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** The content of one version, from its own rows: what its document is computed from. */
   async getVersionContent(promptId: string, hash: string): Promise<VersionContent> {
     const sections = await this.db

@@ -314,6 +314,8 @@ export interface ExampleResultsTable {
   ttft_ms: number | null;
   total_ms: number;
   ran_at: string;
+  /** 1 when the result came in through an import (migration 017): not run here, never kept for a run. */
+  imported: number;
 }
 
 /** One row sealed with the server's secret key (migration 010); never backed up. */

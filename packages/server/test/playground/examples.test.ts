@@ -253,7 +253,8 @@ describe.each(DATABASES)("saved examples ($name)", (database) => {
     const there = await t.request("GET", `${examplesUrl(prompt.id)}/results?version=${prompt.version}`, {
       key: other.key,
     });
-    expect(there.body.data.results).toEqual([{ ...results[0], example_id: copied[0].id }]);
+    // Marked imported: this server (this project) did not run it.
+    expect(there.body.data.results).toEqual([{ ...results[0], example_id: copied[0].id, imported: true }]);
     const twice = await t.request("POST", `${examplesUrl(prompt.id)}/import`, {
       key: other.key,
       body: { examples: copied, results: there.body.data.results },

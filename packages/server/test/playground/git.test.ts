@@ -91,7 +91,7 @@ describe.each(DATABASES)("examples in git ($name)", (database) => {
         timing: { ttft_ms: 120, total_ms: 400 },
         ran_at: "2026-11-25T12:00:00.000Z",
       };
-      // A kept result as a run leaves it, through the same import the bundle uses.
+      // A kept result, through the same import the bundle uses: so it is marked imported, here and after.
       await source.call("POST", "/api/v2/prompts/support/examples/import", { examples: [], results: [result] });
       const file = join(dir, "bundle.json");
       const exported = await cli("", ["export", file], {
@@ -101,7 +101,7 @@ describe.each(DATABASES)("examples in git ($name)", (database) => {
       expect(exported.code).toBe(0);
       const bundle = JSON.parse(readFileSync(file, "utf8"));
       expect(bundle.prompts[0].examples.map((e: { id: string }) => e.id)).toEqual([example.id]);
-      expect(bundle.prompts[0].results).toEqual([result]);
+      expect(bundle.prompts[0].results).toEqual([{ ...result, imported: true }]);
 
       const imported = await cli("", ["import", file], {
         PROMPTSTORE_URL: target.url,
@@ -111,7 +111,7 @@ describe.each(DATABASES)("examples in git ($name)", (database) => {
       const there = await target.call("GET", "/api/v2/prompts/support/examples");
       expect(there.body.data.examples).toEqual([example]);
       const kept = await target.call("GET", `/api/v2/prompts/support/examples/results?version=${version}`);
-      expect(kept.body.data.results).toEqual([result]);
+      expect(kept.body.data.results).toEqual([{ ...result, imported: true }]);
     } finally {
       await source.close();
       await target.close();

@@ -26,6 +26,15 @@ export function parseModels(text: string): string[] {
   ];
 }
 
+/** Whether an edited base URL leaves the stored one's origin (scheme, host, port): the server then wants the key again. */
+export function originChanged(before: string, after: string): boolean {
+  try {
+    return new URL(before).origin !== new URL(after.trim()).origin;
+  } catch {
+    return false;
+  }
+}
+
 /** The fields of an edit that differ from the connection as it is: an unchanged field is not sent. */
 export function changesOf(
   before: ModelConnection,
@@ -144,9 +153,11 @@ export function ConnectionDialog({
           optional
           error={errorFor(errors, "api_key")}
           hint={
-            editing?.has_key
-              ? "A key is stored, encrypted; it is never shown. Leave this empty to keep it, or type one to replace it."
-              : "Kept encrypted on the server and never shown again, to anyone. Local servers may need none."
+            editing?.has_key && originChanged(editing.base_url, baseUrl)
+              ? "The base URL moves to another host: the stored key stays with the old one. Type the key for the new address, or remove the stored key."
+              : editing?.has_key
+                ? "A key is stored, encrypted; it is never shown. Leave this empty to keep it, or type one to replace it."
+                : "Kept encrypted on the server and never shown again, to anyone. Local servers may need none."
           }
         >
           {(control) => (

@@ -13,6 +13,10 @@ import type { Operation } from "../operation.js";
 
 const exampleOut = exportedExample.extend({ prompt_id: z.string().describe("The prompt the example belongs to") });
 
+const resultOut = exportedResult.extend({
+  imported: z.boolean().describe("True when this server did not run it: it came in through an import"),
+});
+
 /** The playground's JSON operations in the OpenAPI document (docs/playground.md). */
 export const PLAYGROUND_OPERATIONS: Operation[] = [
   {
@@ -69,7 +73,7 @@ export const PLAYGROUND_OPERATIONS: Operation[] = [
     summary: "Every kept result of one version (a reference as reads take it), newest first",
     query: resultsQuery,
     status: 200,
-    response: z.strictObject({ version: z.string(), results: z.array(exportedResult) }),
+    response: z.strictObject({ version: z.string(), results: z.array(resultOut) }),
     errors: [400, 401, 403, 404, 409, 429],
   },
   {
