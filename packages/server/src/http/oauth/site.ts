@@ -10,7 +10,14 @@ export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
  * (behind a trusted proxy, the forwarded ones), as the rest of the server builds its links.
  */
 export function baseUrl(request: FastifyRequest, publicUrl: string | undefined): string {
-  return publicUrl ?? `${request.protocol}://${request.host}`;
+  if (publicUrl !== undefined) return publicUrl;
+  const given = `${request.protocol}://${request.host}`;
+  try {
+    // As URLs compare it: no default port.
+    return new URL(given).origin;
+  } catch {
+    return given;
+  }
 }
 
 /** The issuer (the base URL) and the MCP resource tokens are bound to (RFC 8707). */
