@@ -6,8 +6,13 @@
  * publish_prompt is refused for the read grant, Connected apps lists the client, and revoking it there is
  * a 401 at the next request. axe on the consent screen and Connected apps; screenshots under test-results/.
  */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Client, type OAuthClientProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -195,5 +200,58 @@ describe.runIf(chromiumAvailable())("MCP sign-in through the dashboard, with the
     await client.close();
     listener.server.close();
     expect(problems).toEqual([]);
+  });
+
+  it("the MCP Inspector CLI with a bad key follows the sign-in and then lists the tools", {
+    timeout: 120_000,
+  }, async () => {
+    const home = mkdtempSync(join(tmpdir(), "promptstore-inspector-"));
+    const bin = fileURLToPath(new URL("../../../../node_modules/.bin/mcp-inspector", import.meta.url));
+    const child = spawn(
+      bin,
+      [
+        "--cli",
+        `${server.url}/api/v2/mcp`,
+        "--transport",
+        "http",
+        "--header",
+        "x-api-key: ps_bad",
+        "--method",
+        "tools/list",
+      ],
+      {
+        // Allowed to sign in without a terminal; BROWSER=true: the test's Chromium opens the URL, not xdg-open.
+        env: {
+          ...process.env,
+          HOME: home,
+          MCP_AUTO_OPEN_ENABLED: "true",
+          BROWSER: "true",
+          MCP_INSPECTOR_SECRET_STORE: "memory",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+    try {
+      await expect.poll(() => /Please navigate to: (\S+)\n/.exec(output)?.[1], { timeout: 30_000 }).toBeDefined();
+      const url = /Please navigate to: (\S+)\n/.exec(output)![1]!;
+      // The page is signed in already (the first test): straight to the consent.
+      await page.goto(url);
+      await page.getByRole("heading", { name: /^Allow / }).waitFor();
+      await page.getByRole("radio", { name: /^read/ }).check();
+      await page.getByRole("button", { name: "Allow" }).click();
+      expect(await exited).toBe(0);
+      expect(output).toContain('"name": "get_prompt"');
+    } finally {
+      child.kill("SIGKILL");
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -48,18 +48,22 @@ export function guardRoutes(app: FastifyInstance, deps: GuardDeps): void {
   const v2Auth = authHook(false);
   // The MCP endpoint takes the project key (x-api-key, exactly as the REST API) or an MCP client's OAuth
   // token (Authorization: Bearer); a missing or invalid credential is the contract's 401, whose
-  // WWW-Authenticate leads OAuth clients to the sign-in (docs/decisions.md, "MCP at /api/v2/mcp").
+  // WWW-Authenticate leads OAuth clients to the sign-in (docs/decisions.md, "MCP at /api/v2/mcp"). A key
+  // that works decides; a bearer token sent beside a key that does not (a client that signed in after its
+  // configured key was refused) is tried next.
   const mcpAuth: onRequestHookHandler = function (request, reply, done) {
-    const token = request.headers["x-api-key"] === undefined ? bearerToken(request) : undefined;
-    if (token !== undefined) {
+    const token = bearerToken(request);
+    const withToken = (token: string) =>
       deps.bearer
         .authenticate(request, reply, token)
         .then(() => countRequest(request, reply, deps.limiter))
         .then(() => done(), done);
-      return;
-    }
+    if (token !== undefined && request.headers["x-api-key"] === undefined) return void withToken(token);
     v2Auth.call(this, request, reply, (error?: Error) => {
-      if (error instanceof AppError && error.status === 401) deps.bearer.challenge(request, reply);
+      if (error instanceof AppError && error.status === 401) {
+        if (token !== undefined) return void withToken(token);
+        deps.bearer.challenge(request, reply);
+      }
       done(error);
     });
   };
