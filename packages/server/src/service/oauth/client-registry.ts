@@ -121,13 +121,14 @@ export class ClientRegistry {
     try {
       const url = new URL(clientId);
       if (url.pathname === "/" || url.hash !== "" || url.username !== "" || url.password !== "") {
-        throw new DocumentFetchError("must be an https URL with a path, and no fragment or credentials");
+        throw new DocumentFetchError("its URL must be https, with a path, and no fragment or credentials");
       }
       const document = await fetchClientDocument(url, this.options.fetch);
       const parsed = clientMetadata.safeParse(document);
-      if (!parsed.success) throw new DocumentFetchError(`is not valid: ${describeZodError(parsed.error, "document")}`);
+      if (!parsed.success)
+        throw new DocumentFetchError(`it is not valid: ${describeZodError(parsed.error, "document")}`);
       const { client_id } = document as { client_id?: unknown };
-      if (client_id !== clientId) throw new DocumentFetchError("is not valid: its client_id is not its own URL");
+      if (client_id !== clientId) throw new DocumentFetchError("it is not valid: its client_id is not its own URL");
       const name = parsed.data.client_name ?? url.host;
       const expires = new Date(Date.now() + DOCUMENT_CACHE_MS).toISOString();
       return await this.store.cacheDocument(
@@ -136,7 +137,7 @@ export class ClientRegistry {
       );
     } catch (error) {
       if (!(error instanceof DocumentFetchError) && !(error instanceof TypeError)) throw error;
-      const message = `client_id: the client's metadata document ${error instanceof TypeError ? "is not at a valid URL" : error.message}`;
+      const message = `client_id: the client's metadata document was refused: ${error instanceof TypeError ? "its URL is not valid" : error.message}`;
       if (this.failures.size > 1000) this.failures.clear();
       this.failures.set(clientId, { until: Date.now() + FAILURE_CACHE_MS, message });
       throw new ShownFailure(message);

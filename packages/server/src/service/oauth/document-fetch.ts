@@ -25,7 +25,7 @@ export interface DocumentFetchOptions {
 export class DocumentFetchError extends Error {}
 
 export function fetchClientDocument(url: URL, options: DocumentFetchOptions): Promise<unknown> {
-  if (url.protocol !== "https:") return Promise.reject(new DocumentFetchError("must be an https URL"));
+  if (url.protocol !== "https:") return Promise.reject(new DocumentFetchError("it must be an https URL"));
   const timeoutMs = options.timeoutMs ?? DOCUMENT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -45,41 +45,41 @@ export function fetchClientDocument(url: URL, options: DocumentFetchOptions): Pr
       ...(options.ca ? { ca: options.ca } : {}),
     });
     const timer = setTimeout(
-      () => finish(new DocumentFetchError(`no complete answer within ${timeoutMs} ms`)),
+      () => finish(new DocumentFetchError(`no complete answer came within ${timeoutMs} ms`)),
       timeoutMs,
     );
     request.on("error", (error: NodeJS.ErrnoException) => {
       if (error instanceof RefusedAddressError) {
         return finish(new DocumentFetchError("its host is at an address that is not allowed"));
       }
-      finish(new DocumentFetchError(`could not be reached (${error.code ?? "connection failed"})`));
+      finish(new DocumentFetchError(`it could not be reached (${error.code ?? "connection failed"})`));
     });
     request.on("response", (response) => {
       const status = response.statusCode ?? 0;
       if (status !== 200) {
         const redirect = status >= 300 && status < 400 ? "; redirects are not followed" : "";
-        return finish(new DocumentFetchError(`answered HTTP ${status}${redirect}`));
+        return finish(new DocumentFetchError(`it answered HTTP ${status}${redirect}`));
       }
       const declared = Number(response.headers["content-length"] ?? 0);
       if (declared > MAX_DOCUMENT_BYTES) {
-        return finish(new DocumentFetchError(`is larger than ${MAX_DOCUMENT_BYTES} bytes`));
+        return finish(new DocumentFetchError(`it is larger than ${MAX_DOCUMENT_BYTES} bytes`));
       }
       const chunks: Buffer[] = [];
       let size = 0;
       response.on("data", (chunk: Buffer) => {
         size += chunk.length;
         if (size > MAX_DOCUMENT_BYTES)
-          return finish(new DocumentFetchError(`is larger than ${MAX_DOCUMENT_BYTES} bytes`));
+          return finish(new DocumentFetchError(`it is larger than ${MAX_DOCUMENT_BYTES} bytes`));
         chunks.push(chunk);
       });
       response.on("end", () => {
         try {
           finish(null, JSON.parse(Buffer.concat(chunks).toString("utf8")));
         } catch {
-          finish(new DocumentFetchError("is not JSON"));
+          finish(new DocumentFetchError("it is not JSON"));
         }
       });
-      response.on("error", () => finish(new DocumentFetchError("ended before it was complete")));
+      response.on("error", () => finish(new DocumentFetchError("it ended before it was complete")));
     });
     request.end();
   });
