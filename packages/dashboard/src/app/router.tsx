@@ -87,6 +87,8 @@ export const router = createBrowserRouter([
       {
         element: <RequireSession />,
         children: [
+          // MCP sign-in's consent: a page of its own (no project frame), after the dashboard's sign-in.
+          { path: "oauth/consent", lazy: screen(() => import("../oauth/Consent")) },
           {
             element: <Layout />,
             children: [

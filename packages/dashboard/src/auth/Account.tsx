@@ -1,3 +1,4 @@
+import { ConnectedApps } from "../oauth/ConnectedApps";
 import { useSession } from "../shell/session";
 import { PasswordForm } from "./PasswordForm";
 import { SignOutButton } from "./SignOutButton";
@@ -26,6 +27,7 @@ export default function Account() {
           <PasswordForm email={session.user.email} submitLabel="Change password" />
         </div>
       </section>
+      <ConnectedApps />
       <section className="card" aria-labelledby="signout-heading">
         <div className="card-header">
           <div>

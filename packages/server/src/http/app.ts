@@ -18,6 +18,7 @@ import { pruneEvents } from "../service/event-retention.js";
 import { ExampleService } from "../service/example-service.js";
 import { InvitationService } from "../service/invitation-service.js";
 import { KeyCache } from "../service/key-cache.js";
+import type { DocumentFetchOptions } from "../service/oauth/document-fetch.js";
 import { PromptService } from "../service/prompt-service.js";
 import { RunService } from "../service/run-service.js";
 import { TenantService } from "../service/tenant-service.js";
@@ -42,6 +43,7 @@ import { registerErrorHandling, registerMethodNotAllowed } from "./errors.js";
 import { eventReader } from "./event-reads.js";
 import { lazyChildLoggerFactory } from "./lazy-logger.js";
 import { countRequests, Metrics, registerMetricsRoute } from "./metrics.js";
+import { createOAuth, parseOAuthForms } from "./oauth/wiring.js";
 import { answerClientError, frameworkErrors, registerRawAnswers, requestIdFor } from "./raw-answers.js";
 import { ReadCache } from "./read-cache.js";
 import { guardRoutes } from "./request-guard.js";
@@ -71,6 +73,8 @@ export interface AppOptions {
    * Without it, a key that lives as long as the process: enough for tests, never for a store kept.
    */
   secrets?: SecretBox;
+  /** How MCP clients' metadata documents are fetched beyond the configuration (tests: trust anchors, resolver). */
+  oauthDocuments?: Partial<DocumentFetchOptions>;
 }
 
 export interface App {
@@ -248,7 +252,20 @@ export async function buildApp(options: AppOptions): Promise<App> {
   if (metrics) countRequests(server, metrics);
   logRequests(server);
   limitConnections(server.server, config, () => metrics?.refusedConnections.inc());
-  guardRoutes(server, { keys, limiter, checkOrigin: mcpOriginCheck(config.PROMPTSTORE_MCP_ALLOWED_ORIGINS) });
+  const oauth = createOAuth({
+    store,
+    config,
+    accounts,
+    limiter,
+    onError: (error) => server.log.warn({ err: error }, "recording an OAuth grant's use"),
+    ...(options.oauthDocuments ? { documents: options.oauthDocuments } : {}),
+  });
+  guardRoutes(server, {
+    keys,
+    limiter,
+    checkOrigin: mcpOriginCheck(config.PROMPTSTORE_MCP_ALLOWED_ORIGINS),
+    bearer: oauth.bearer,
+  });
   guardSessionRoutes(server, accounts);
   // Cookies are parsed only where a session is read, not on every API request.
   await server.register(fastifyCookie, { hook: false });
@@ -264,6 +281,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       done(new AppError("bad_request", "body: is not valid JSON"), undefined);
     }
   });
+  parseOAuthForms(server);
 
   const dashboardDir = dashboardDirectory(config.PROMPTSTORE_DASHBOARD_DIR);
   const appFallback = dashboardDir ? await registerDashboardFiles(server, dashboardDir) : undefined;
@@ -306,6 +324,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerDashboardSettingsRoutes(server, accounts, tenants, limiter, audit);
   registerInvitationRoutes(server, accounts, invitations);
   registerWebhooks(server, { store, config, prompts, bus, accounts, secrets });
+  oauth.register(server);
   registerMethodNotAllowed(server, new Map(paths));
 
   return { server, prompts, audit, tenants, accounts, bus, hub, secrets, connections, examples, dashboardDir };

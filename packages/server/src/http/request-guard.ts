@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { RateLimiter } from "../ratelimit/limiter.js";
 import type { KeyCache } from "../service/key-cache.js";
 import { type AuthHooks, authenticate, grantToCaller } from "./auth.js";
+import { bearerToken, type McpBearer } from "./oauth/bearer.js";
 import { countRequest, requestsPerMinute } from "./rate-limit.js";
 import { v1InvalidKeyThrottle } from "./v1-throttle.js";
 
@@ -11,6 +12,8 @@ export interface GuardDeps {
   limiter: RateLimiter;
   /** Throws a 403 AppError when the request's Origin is not allowed. */
   checkOrigin: (request: FastifyRequest) => void;
+  /** The MCP endpoint's OAuth side: bearer tokens, and the challenge of its 401s. */
+  bearer: McpBearer;
 }
 
 const NO_AUTH_HOOKS: AuthHooks = {};
@@ -43,13 +46,24 @@ export function guardRoutes(app: FastifyInstance, deps: GuardDeps): void {
   };
   const v1Auth = authHook(true);
   const v2Auth = authHook(false);
-  // MCP clients that know OAuth (the MCP Inspector, mcp-remote, the SDK with an auth provider) start an OAuth
-  // sign-in on any 401, whatever WWW-Authenticate says, and report that instead of the key being wrong; a
-  // 403 with the same message reaches the user as it is. The API key is no HTTP authentication scheme a
-  // client could answer a challenge with, so the refusal is a 403 (docs/decisions.md, "MCP at /api/v2/mcp").
+  // The MCP endpoint takes the project key (x-api-key, exactly as the REST API) or an MCP client's OAuth
+  // token (Authorization: Bearer); a missing or invalid credential is the contract's 401, whose
+  // WWW-Authenticate leads OAuth clients to the sign-in (docs/decisions.md, "MCP at /api/v2/mcp"). A key
+  // that works decides; a bearer token sent beside a key that does not (a client that signed in after its
+  // configured key was refused) is tried next.
   const mcpAuth: onRequestHookHandler = function (request, reply, done) {
+    const token = bearerToken(request);
+    const withToken = (token: string) =>
+      deps.bearer
+        .authenticate(request, reply, token)
+        .then(() => countRequest(request, reply, deps.limiter))
+        .then(() => done(), done);
+    if (token !== undefined && request.headers["x-api-key"] === undefined) return void withToken(token);
     v2Auth.call(this, request, reply, (error?: Error) => {
-      if (error instanceof AppError && error.status === 401) return done(new AppError("forbidden", error.message));
+      if (error instanceof AppError && error.status === 401) {
+        if (token !== undefined) return void withToken(token);
+        deps.bearer.challenge(request, reply);
+      }
       done(error);
     });
   };

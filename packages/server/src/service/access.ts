@@ -18,6 +18,25 @@ export interface Caller {
   access: KeyScope;
   /** A dashboard user's role in the project's organization: what it holds decides, and refusals name it. */
   role?: Role | undefined;
+  /**
+   * The MCP client a person's OAuth token was given to (its registered name): the caller then acts as that
+   * person (`actor` is theirs) within the token's project and scope, like a key: never as a role, so a token
+   * never approves a release nor changes an organization.
+   */
+  client?: string | undefined;
+}
+
+/** Who the audit trail names: the person, and the MCP client they acted through when it was one. */
+export function auditActor(caller: Pick<Caller, "actor" | "client">): string {
+  if (caller.client === undefined) return caller.actor;
+  // The audit trail's column holds 300 characters: a long client name is cut, the person never.
+  const text = `${caller.actor} via MCP client ${caller.client}`;
+  return text.length <= 300 ? text : `${text.slice(0, 299)}…`;
+}
+
+/** The highest key scope a role may hold or hand to an MCP client: a viewer reads, editors and owners publish. */
+export function highestScopeOf(role: Role): KeyScope {
+  return can(role, "publish") ? "publish" : can(role, "write") ? "write" : "read";
 }
 
 /**
@@ -54,9 +73,14 @@ export function requireRole(role: Role, needed: Permission): void {
  * Refuses what only a person holding the permission may do (an organization's settings, approving a
  * release): a key never holds it, whatever its scope, so a leaked key cannot do it.
  */
-export function requirePerson(caller: Pick<Caller, "role">, needed: "admin" | "approve", action: string): void {
+export function requirePerson(
+  caller: Pick<Caller, "role" | "client">,
+  needed: "admin" | "approve",
+  action: string,
+): void {
   if (caller.role === undefined) {
-    throw new AppError("forbidden", `scope: ${action} is done by a person in the dashboard, never with an API key`);
+    const means = caller.client === undefined ? "an API key" : `an MCP client's token (${caller.client})`;
+    throw new AppError("forbidden", `scope: ${action} is done by a person in the dashboard, never with ${means}`);
   }
   requireRole(caller.role, needed);
 }

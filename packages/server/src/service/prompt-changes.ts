@@ -7,7 +7,7 @@ import type { NewAuditEntry } from "../store/audit.js";
 import type { NewEvent } from "../store/events.js";
 import type { NewVersion, PromptRow } from "../store/prompt-rows.js";
 import type { ProjectStore } from "../store/prompts.js";
-import { type Caller, requireAccess } from "./access.js";
+import { auditActor, type Caller, requireAccess } from "./access.js";
 import { type ContentInput, toContent } from "./content-input.js";
 import { versionDocument } from "./version-document.js";
 
@@ -89,8 +89,8 @@ export class PromptChange {
 
   /** An audit row; `before` and `after` are version hashes. `target` is the prompt unless told. */
   audited(action: AuditAction, before: string | null, after: string | null, target = this.promptId): this {
-    const { orgId, projectId, actor } = this.caller;
-    this.audit.push({ orgId, projectId, at: this.at, actor, action, target, before, after });
+    const { orgId, projectId } = this.caller;
+    this.audit.push({ orgId, projectId, at: this.at, actor: auditActor(this.caller), action, target, before, after });
     return this;
   }
 

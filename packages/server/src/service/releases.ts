@@ -4,7 +4,7 @@ import type { NewEvent } from "../store/events.js";
 import { newId, now } from "../store/ids.js";
 import type { LabelSettings, LabelStore, ReleaseRow } from "../store/labels.js";
 import type { ProjectStore } from "../store/prompts.js";
-import { type Caller, requireAccess, requirePerson } from "./access.js";
+import { auditActor, type Caller, requireAccess, requirePerson } from "./access.js";
 import { releaseShownTo } from "./authors.js";
 import { labelState, moveLabel } from "./label-moves.js";
 import { PromptChange, requirePrompt, resolveHash } from "./prompt-changes.js";
@@ -282,7 +282,7 @@ export async function configureLabel(
         orgId: caller.orgId,
         projectId: caller.projectId,
         at: settings.updated_at,
-        actor: caller.actor,
+        actor: auditActor(caller),
         action: "label.configured",
         target: `label:${name}`,
         before: was,

@@ -271,6 +271,10 @@ export interface Database {
   model_connections: ModelConnectionsTable;
   prompt_examples: PromptExamplesTable;
   example_results: ExampleResultsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_requests: OAuthRequestsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_tokens: OAuthTokensTable;
 }
 
 /** A project's OpenAI-compatible API (migration 016); `api_key` is sealed with the server's secret key. */
@@ -323,4 +327,61 @@ export interface SecretKeyCheckTable {
   id: number;
   key_id: string;
   sealed: string;
+}
+
+/** MCP authorization (migration 020): clients, pending requests and their codes, grants and their tokens. */
+export interface OAuthClientsTable {
+  id: string;
+  kind: "registered" | "document";
+  name: string;
+  /** JSON array. */
+  redirect_uris: string;
+  /** JSON object. */
+  metadata: string;
+  created_at: string;
+  expires_at: string | null;
+}
+
+export interface OAuthRequestsTable {
+  id: string;
+  client_id: string;
+  redirect_uri: string;
+  state: string;
+  code_challenge: string;
+  scope: string | null;
+  resource: string;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+  code_hash: string | null;
+  code_expires_at: string | null;
+  user_id: string | null;
+  project_id: string | null;
+  granted_scope: KeyScope | null;
+  used_at: string | null;
+  grant_id: string | null;
+}
+
+export interface OAuthGrantsTable {
+  id: string;
+  user_id: string;
+  org_id: string;
+  project_id: string;
+  scope: KeyScope;
+  client_id: string;
+  client_name: string;
+  resource: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  revoked_by: string | null;
+}
+
+export interface OAuthTokensTable {
+  token_hash: string;
+  grant_id: string;
+  kind: "access" | "refresh";
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }

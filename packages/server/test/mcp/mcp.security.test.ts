@@ -28,16 +28,18 @@ describe.each(DATABASES)("MCP security and HTTP behaviour ($name)", (database) =
       body: JSON.stringify(body),
     });
 
-  it("403 without a key and with a wrong key, before any MCP processing (a 401 would start OAuth in MCP clients)", async () => {
+  it("401 without a key and with a wrong key, before any MCP processing, pointing OAuth clients at the sign-in", async () => {
+    const challenge = `Bearer resource_metadata="${url}/.well-known/oauth-protected-resource/api/v2/mcp"`;
     const missing = await post({});
-    expect(missing.status).toBe(403);
-    expect(missing.headers.get("www-authenticate")).toBeNull();
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("www-authenticate")).toBe(challenge);
     expect(await missing.json()).toEqual({ success: false, error: expect.stringMatching(/^x-api-key: missing/) });
     const wrong = await post({ "x-api-key": "ps_wrong" });
-    expect(wrong.status).toBe(403);
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("www-authenticate")).toBe(challenge);
     expect(await wrong.json()).toEqual({ success: false, error: "x-api-key: invalid API key" });
-    // Even a body that is not MCP at all gets the 403 first.
-    expect((await post({}, { not: "jsonrpc" })).status).toBe(403);
+    // Even a body that is not MCP at all gets the 401 first.
+    expect((await post({}, { not: "jsonrpc" })).status).toBe(401);
   });
 
   it("405 for GET and DELETE", async () => {

@@ -1,8 +1,10 @@
 /**
- * What a newcomer met on MCP (issue 20), with the real third-party clients the README names: a bad key must
- * read as a bad key in the MCP Inspector, mcp-remote and the MCP TypeScript SDK v1 client, none of them
- * starting an OAuth sign-in it cannot finish; and the tool schemas must pass the Inspector's portability
- * check. SQLite only: what is tested is what the clients see.
+ * What a newcomer meets on MCP (issues 20 and 36), with the real third-party clients the README names. A
+ * bad key is the contract's 401, whose WWW-Authenticate leads OAuth clients to this server's sign-in: the
+ * MCP Inspector and mcp-remote start it (the Inspector asks for a terminal or MCP_AUTO_OPEN_ENABLED first;
+ * the whole sign-in through the Inspector is packages/dashboard/test/e2e/mcp-sign-in.test.ts), the MCP
+ * TypeScript SDK v1 client without an auth provider shows the server's message. The tool schemas must pass
+ * the Inspector's portability check. SQLite only: what is tested is what the clients see.
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -60,25 +62,61 @@ describe.each(DATABASES.filter((d) => d.name === "sqlite"))("MCP as a newcomer m
     }
   };
 
-  it("the MCP Inspector reports an invalid key as one, and starts no OAuth", async () => {
-    const { code, output } = await inspector("ps_not-a-key", "--method", "tools/list");
-    expect(code).not.toBe(0);
-    expect(output).toContain("x-api-key: invalid API key");
-    expect(output).not.toMatch(/OAuth|TTY/);
+  it("the MCP Inspector follows the sign-in of a 401: to this server's authorization endpoint, for the MCP resource", {
+    timeout: 60_000,
+  }, async () => {
+    // Without a terminal, it says how to sign in interactively (its words; the 401's body is not shown).
+    const batch = await inspector("ps_not-a-key", "--method", "tools/list");
+    expect(batch.code).not.toBe(0);
+    expect(batch.output).toContain(
+      "Interactive OAuth requires a TTY on stdin or stderr (or MCP_AUTO_OPEN_ENABLED=true)",
+    );
+    // Allowed to, it registers and sends the person to our authorization endpoint (BROWSER=true: no browser).
+    const child = spawn(
+      BIN("mcp-inspector"),
+      ["--cli", endpoint, "--transport", "http", "--header", "x-api-key: ps_not-a-key", "--method", "tools/list"],
+      {
+        env: {
+          ...process.env,
+          HOME: home,
+          MCP_AUTO_OPEN_ENABLED: "true",
+          BROWSER: "true",
+          MCP_INSPECTOR_SECRET_STORE: "memory",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    const deadline = Date.now() + 30_000;
+    while (!/Please navigate to: \S+\n/.test(output) && child.exitCode === null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    child.kill("SIGKILL");
+    const url = new URL(/Please navigate to: (\S+)\n/.exec(output)?.[1] ?? "http://missing");
+    expect(url.origin + url.pathname).toBe(`${server.url}/oauth/authorize`);
+    expect(url.searchParams.get("resource")).toBe(endpoint);
+    expect(url.searchParams.get("client_id")).toMatch(/^psc_/);
+    expect(url.searchParams.get("code_challenge_method")).toBe("S256");
   });
 
-  it("the MCP TypeScript SDK v1 client rejects with the server's message", async () => {
+  it("the MCP TypeScript SDK v1 client without an auth provider rejects with the server's message and the 401", async () => {
     const client = new Client({ name: "newcomer", version: "1.0.0" });
     const transport = new StreamableHTTPClientTransport(new URL(endpoint), {
       requestInit: { headers: { "x-api-key": "ps_not-a-key" } },
     });
     const error = (await client.connect(transport).catch((e: unknown) => e)) as Error & { code?: number };
     expect(error.message).toContain("x-api-key: invalid API key");
-    expect(error.code).toBe(403);
+    expect(error.code).toBe(401);
     await client.close();
   });
 
-  it("mcp-remote, as the README's Claude Desktop entry runs it, reports the invalid key", {
+  it("mcp-remote, as the README's Claude Desktop entry runs it, follows the sign-in of a 401", {
     timeout: 30_000,
   }, async () => {
     const child = spawn(BIN("mcp-remote"), [endpoint, "--header", "x-api-key:ps_not-a-key"], {
@@ -101,12 +139,14 @@ describe.each(DATABASES.filter((d) => d.name === "sqlite"))("MCP as a newcomer m
       })}\n`,
     );
     const deadline = Date.now() + 20_000;
-    while (!output.includes("invalid API key") && child.exitCode === null && Date.now() < deadline) {
+    while (!output.includes("/oauth/authorize?") && child.exitCode === null && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     child.kill("SIGKILL");
-    expect(output).toContain("x-api-key: invalid API key");
-    expect(output).not.toMatch(/Dynamic Client Registration|Please authorize|oauth\/callback\?/);
+    expect(output).toContain(`Discovered authorization server: ${server.url}`);
+    const url = new URL(/Please authorize this client by visiting:\s+(\S+)/.exec(output)?.[1] ?? "http://missing");
+    expect(url.origin + url.pathname).toBe(`${server.url}/oauth/authorize`);
+    expect(url.searchParams.get("resource")).toBe(endpoint);
   });
 
   // The Inspector 2's `--strict` schema lint needs Node.js 22; its 1.0.3 CLI (Node.js 20, issue 35) has none,

@@ -45,10 +45,15 @@ let counter = 0;
 export async function testApp(
   database: TestDatabase,
   overrides: Partial<Config> = {},
-  options: { logger?: AppOptions["logger"] } = {},
+  options: { logger?: AppOptions["logger"]; oauthDocuments?: AppOptions["oauthDocuments"] } = {},
 ): Promise<TestApp> {
   const fresh = await freshStore(database);
-  const app = await buildApp({ store: fresh.store, config: defaultConfig(overrides), logger: options.logger ?? false });
+  const app = await buildApp({
+    store: fresh.store,
+    config: defaultConfig(overrides),
+    logger: options.logger ?? false,
+    ...(options.oauthDocuments ? { oauthDocuments: options.oauthDocuments } : {}),
+  });
 
   const newProject = async (options: { plan?: PlanName; orgId?: string } = {}): Promise<TestProject> => {
     const orgId =

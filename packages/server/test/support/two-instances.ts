@@ -1,5 +1,5 @@
 import { afterEach, beforeEach } from "vitest";
-import { defaultConfig } from "../../src/config.js";
+import { type Config, defaultConfig } from "../../src/config.js";
 import { type App, buildApp } from "../../src/http/app.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import type { TestDatabase } from "./databases.js";
@@ -19,7 +19,7 @@ export interface TwoInstances {
 }
 
 /** Two instances of the app on one fresh PostgreSQL database per test, as behind a load balancer. */
-export function useTwoInstances(postgres: TestDatabase): TwoInstances {
+export function useTwoInstances(postgres: TestDatabase, config: Partial<Config> = {}): TwoInstances {
   let drop: () => Promise<void> = async () => {};
   const context = {
     apps: [] as App[],
@@ -39,7 +39,7 @@ export function useTwoInstances(postgres: TestDatabase): TwoInstances {
     drop = db.drop;
     for (let i = 0; i < 2; i++) {
       const store = await openStore(db.url, { poolSize: 10 });
-      const app = await buildApp({ store, config: defaultConfig({}) });
+      const app = await buildApp({ store, config: defaultConfig(config) });
       context.stores.push(store);
       context.apps.push(app);
       context.urls.push(await app.server.listen({ port: 0, host: "127.0.0.1" }));

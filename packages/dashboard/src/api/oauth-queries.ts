@@ -1,0 +1,72 @@
+/** MCP sign-in: the consent screen's request, and Settings → Connected apps. */
+
+import type { Role } from "@promptstore/core/dashboard";
+import type { KeyScope } from "@promptstore/core/key-scopes";
+import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { del, get, path, post } from "./client";
+
+export interface ConsentView {
+  request_id: string;
+  client: { id: string; name: string; kind: "registered" | "document"; redirect_uri: string; redirect_host: string };
+  requested_scope: KeyScope | null;
+  organizations: {
+    id: string;
+    name: string;
+    role: Role;
+    highest_scope: KeyScope;
+    projects: { id: string; name: string }[];
+  }[];
+}
+
+export interface GrantView {
+  id: string;
+  client_id: string;
+  client_name: string;
+  user_email: string;
+  org_id: string;
+  project_id: string;
+  project_name: string;
+  scope: KeyScope;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export const oauthKeys = {
+  request: (id: string) => ["oauth", "request", id] as const,
+  grants: (orgId: string | null) => ["oauth", "grants", orgId ?? "mine"] as const,
+};
+
+export const consentQuery = (requestId: string) =>
+  queryOptions({
+    queryKey: oauthKeys.request(requestId),
+    queryFn: () => get<ConsentView>(path`/api/dashboard/oauth/requests/${requestId}`),
+    retry: false,
+  });
+
+export type ConsentAnswer = { decision: "deny" } | { decision: "allow"; project_id: string; scope: KeyScope };
+
+/** The answer gives where the browser goes next: the client's redirect URI, with a code or with access_denied. */
+export function useAnswerConsent(requestId: string) {
+  return useMutation({
+    mutationFn: (answer: ConsentAnswer) =>
+      post<{ redirect_to: string }>(path`/api/dashboard/oauth/requests/${requestId}`, answer),
+  });
+}
+
+/** The signed-in person's grants (orgId null), or an organization's (its owners). */
+export const grantsQuery = (orgId: string | null) =>
+  queryOptions({
+    queryKey: oauthKeys.grants(orgId),
+    queryFn: () =>
+      get<{ grants: GrantView[] }>(
+        orgId === null ? "/api/dashboard/oauth/grants" : `/api/dashboard/oauth/grants?org=${encodeURIComponent(orgId)}`,
+      ),
+  });
+
+export function useRevokeGrant() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => del<{ revoked: true }>(path`/api/dashboard/oauth/grants/${id}`),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["oauth", "grants"] }),
+  });
+}
