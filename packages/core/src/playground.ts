@@ -6,6 +6,7 @@ import { z } from "zod";
 import { type ModelSettings, modelOverride, modelSettings } from "./run-settings.js";
 import { exactlyOneContentForm, markdownInput, sectionsInput, toolsInput, versionRef } from "./schemas.js";
 import { text } from "./text.js";
+import { FULL_HASH } from "./version-ref.js";
 import { webhookUrlProblem } from "./webhooks.js";
 
 export const PLAYGROUND_LIMITS = {
@@ -230,7 +231,7 @@ export interface ResultView {
   ran_at: string;
 }
 
-const hash = z.string().regex(/^[0-9a-f]{64}$/, "must be a 64-character hash");
+const hash = z.string().regex(FULL_HASH, "must be a 64-character hash");
 const timestamp = z.iso.datetime();
 
 export const exportedExample = z.strictObject({
