@@ -46,8 +46,8 @@ describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
       ],
       [
         "title too long",
-        { name: "A", sections: [{ title: long(101), content: "x" }] },
-        /^sections\[0\]\.title: must be at most 100/,
+        { name: "A", sections: [{ title: long(1001), content: "x" }] },
+        /^sections\[0\]\.title: must be at most 1000 characters$/,
       ],
       [
         "content too long",
@@ -72,8 +72,8 @@ describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
       ["markdown without heading", { name: "A", markdown: "## sub\nx" }, /^markdown: must contain/],
       [
         "markdown title too long",
-        { name: "A", markdown: `# ${long(101)}\nx` },
-        /^markdown: sections\[0\]\.title: must be at most 100/,
+        { name: "A", markdown: `# ${long(1001)}\nx` },
+        /^markdown: sections\[0\]\.title: must be at most 1000 characters$/,
       ],
       ["tool with a bad type", { ...promptBody(), tools: [{ type: "retrieval" }] }, /^tools\[0\]\.type: /],
       [

@@ -12,6 +12,7 @@ import * as m010 from "./010-secret-key-check.js";
 import * as m011 from "./011-model-settings.js";
 import * as m015 from "./015-invitations-sealed-secrets.js";
 import * as m016 from "./016-playground.js";
+import * as m017 from "./017-section-title-length.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
@@ -30,6 +31,7 @@ export const migrationProvider: MigrationProvider = {
       "011-model-settings": m011,
       "015-invitations-sealed-secrets": m015,
       "016-playground": m016,
+      "017-section-title-length": m017,
     };
   },
 };
