@@ -27,12 +27,12 @@ export const PLAYGROUND_LIMITS = {
 export const CONNECTION_ID = /^con_[0-9a-f]{24}$/;
 export const EXAMPLE_ID = /^exa_[0-9a-f]{24}$/;
 
-const connectionName = text({ error: "must be a string" })
+const connectionName = text()
   .trim()
   .min(1, "must not be empty")
   .max(PLAYGROUND_LIMITS.connectionNameLength, `must be at most ${PLAYGROUND_LIMITS.connectionNameLength} characters`);
 
-export const baseUrl = text({ error: "must be a string" })
+export const baseUrl = text()
   .superRefine((value, ctx) => {
     const problem = webhookUrlProblem(value);
     if (problem) return ctx.addIssue({ code: "custom", message: problem });
@@ -42,7 +42,7 @@ export const baseUrl = text({ error: "must be a string" })
   })
   .describe("An OpenAI-compatible API's base URL, e.g. https://api.openai.com/v1; /chat/completions is appended");
 
-const apiKey = text({ error: "must be a string" }).max(
+const apiKey = text().max(
   PLAYGROUND_LIMITS.apiKeyLength,
   `must be at most ${PLAYGROUND_LIMITS.apiKeyLength} characters`,
 );
@@ -109,7 +109,7 @@ export const chatMessages = z
 export const variableValues = z
   .record(
     text().max(200),
-    text({ error: "must be a string" }).max(
+    text().max(
       PLAYGROUND_LIMITS.variableValueLength,
       `must be at most ${PLAYGROUND_LIMITS.variableValueLength} characters`,
     ),
@@ -125,7 +125,7 @@ export const draftContent = z
   })
   .superRefine(exactlyOneContentForm);
 
-const connectionRef = text({ error: "must be a string" }).regex(CONNECTION_ID, "must be a connection id (con_…)");
+const connectionRef = text().regex(CONNECTION_ID, "must be a connection id (con_…)");
 
 export const runBody = z
   .strictObject({
