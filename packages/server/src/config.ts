@@ -121,6 +121,14 @@ const envSchema = z.object({
   PROMPTSTORE_OWNER_EMAIL: email.default("owner@promptstore.local"),
   /** Where the built dashboard is; the @promptstore/dashboard package's dist/ when unset. */
   PROMPTSTORE_DASHBOARD_DIR: z.string().min(1).optional(),
+  /**
+   * The server's public base URL (`https://prompts.example.com`), where clients reach it: the install commands
+   * of /sdk/ are built from it. Unset: from each request's own scheme and host.
+   */
+  PROMPTSTORE_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http or https URL" })
+    .transform((v) => v.replace(/\/+$/, ""))
+    .optional(),
   /** Hostnames a browser Origin may name on the MCP endpoint; localhost-class when unset. */
   PROMPTSTORE_MCP_ALLOWED_ORIGINS: z
     .string()
