@@ -5,7 +5,7 @@
  *
  *   npm run build -w packages/client && node packages/client/bench/read.js
  *
- * Against a running server: PROMPTSTORE_URL and PROMPTSTORE_KEY (the prompt `client-bench` is created there
+ * Against a running server: PROMPTSTORE_URL and PROMPTSTORE_API_KEY (the prompt `client-bench` is created there
  * if missing). Otherwise the real server (packages/server/bin/promptstore.js) is started on a throw-away
  * SQLite file and stopped at the end. BENCH_CALLS sets the measured calls (default 1 000 000).
  */
@@ -69,7 +69,7 @@ async function measure(client) {
 /** Measures reads from memory against a running server (PROMPTSTORE_URL) or one started for the purpose. */
 export async function readBench() {
   const server = process.env.PROMPTSTORE_URL
-    ? { url: process.env.PROMPTSTORE_URL, key: process.env.PROMPTSTORE_KEY, stop: async () => {} }
+    ? { url: process.env.PROMPTSTORE_URL, key: process.env.PROMPTSTORE_API_KEY, stop: async () => {} }
     : await startServer();
   try {
     const setup = new Promptstore({ baseUrl: server.url, apiKey: server.key, mode: "none" });

@@ -72,7 +72,7 @@ function fallbackPrompt(promptId: string, fallback: Fallback): Prompt {
  * @example
  * ```ts
  * import { Promptstore } from "@promptstore/client";
- * const client = new Promptstore({ baseUrl: "http://127.0.0.1:3000", apiKey: process.env.PROMPTSTORE_KEY! });
+ * const client = new Promptstore({ baseUrl: "http://127.0.0.1:3000", apiKey: process.env.PROMPTSTORE_API_KEY! });
  * const prompt = await client.get("support-bot");
  * const system = client.fill(prompt, { company: "Acme", language: "French" });
  * console.log(prompt.version, system);
@@ -95,7 +95,7 @@ export class Promptstore {
    * import { Promptstore } from "@promptstore/client";
    * const client = new Promptstore({
    *   baseUrl: "http://127.0.0.1:3000",
-   *   apiKey: process.env.PROMPTSTORE_KEY!,
+   *   apiKey: process.env.PROMPTSTORE_API_KEY!,
    *   fallback: { "support-bot": "You are a helpful support agent." },
    *   onChange: (c) => console.log(`${c.promptId}@${c.ref} now serves ${c.version}`),
    * });

@@ -26,7 +26,7 @@ export interface PromptstoreErrorDetails {
  * @example
  * ```ts
  * import { Promptstore, PromptstoreError } from "@promptstore/client";
- * const client = new Promptstore({ baseUrl: "http://127.0.0.1:3000", apiKey: process.env.PROMPTSTORE_KEY! });
+ * const client = new Promptstore({ baseUrl: "http://127.0.0.1:3000", apiKey: process.env.PROMPTSTORE_API_KEY! });
  * try {
  *   await client.get("no-such-prompt");
  * } catch (error) {

@@ -157,7 +157,7 @@ export class SseParser {
  * ```ts
  * import { readEventStream, SseParser } from "@promptstore/client";
  * const res = await fetch("http://127.0.0.1:3000/api/v2/events", {
- *   headers: { "x-api-key": process.env.PROMPTSTORE_KEY, accept: "text/event-stream" },
+ *   headers: { "x-api-key": process.env.PROMPTSTORE_API_KEY, accept: "text/event-stream" },
  * });
  * await readEventStream(res.body!, new SseParser({ onMessage: (m) => console.log(m.type, m.data) }));
  * ```

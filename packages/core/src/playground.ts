@@ -6,6 +6,7 @@ import { z } from "zod";
 import { type ModelSettings, modelOverride, modelSettings } from "./run-settings.js";
 import { exactlyOneContentForm, markdownInput, sectionsInput, toolsInput, versionRef } from "./schemas.js";
 import { text } from "./text.js";
+import { FULL_HASH } from "./version-ref.js";
 import { webhookUrlProblem } from "./webhooks.js";
 
 export const PLAYGROUND_LIMITS = {
@@ -26,12 +27,12 @@ export const PLAYGROUND_LIMITS = {
 export const CONNECTION_ID = /^con_[0-9a-f]{24}$/;
 export const EXAMPLE_ID = /^exa_[0-9a-f]{24}$/;
 
-const connectionName = text({ error: "must be a string" })
+const connectionName = text()
   .trim()
   .min(1, "must not be empty")
   .max(PLAYGROUND_LIMITS.connectionNameLength, `must be at most ${PLAYGROUND_LIMITS.connectionNameLength} characters`);
 
-export const baseUrl = text({ error: "must be a string" })
+export const baseUrl = text()
   .superRefine((value, ctx) => {
     const problem = webhookUrlProblem(value);
     if (problem) return ctx.addIssue({ code: "custom", message: problem });
@@ -41,7 +42,7 @@ export const baseUrl = text({ error: "must be a string" })
   })
   .describe("An OpenAI-compatible API's base URL, e.g. https://api.openai.com/v1; /chat/completions is appended");
 
-const apiKey = text({ error: "must be a string" }).max(
+const apiKey = text().max(
   PLAYGROUND_LIMITS.apiKeyLength,
   `must be at most ${PLAYGROUND_LIMITS.apiKeyLength} characters`,
 );
@@ -108,7 +109,7 @@ export const chatMessages = z
 export const variableValues = z
   .record(
     text().max(200),
-    text({ error: "must be a string" }).max(
+    text().max(
       PLAYGROUND_LIMITS.variableValueLength,
       `must be at most ${PLAYGROUND_LIMITS.variableValueLength} characters`,
     ),
@@ -124,7 +125,7 @@ export const draftContent = z
   })
   .superRefine(exactlyOneContentForm);
 
-const connectionRef = text({ error: "must be a string" }).regex(CONNECTION_ID, "must be a connection id (con_…)");
+const connectionRef = text().regex(CONNECTION_ID, "must be a connection id (con_…)");
 
 export const runBody = z
   .strictObject({
@@ -232,7 +233,7 @@ export interface ResultView {
   imported: boolean;
 }
 
-const hash = z.string().regex(/^[0-9a-f]{64}$/, "must be a 64-character hash");
+const hash = z.string().regex(FULL_HASH, "must be a 64-character hash");
 const timestamp = z.iso.datetime();
 
 export const exportedExample = z.strictObject({

@@ -11,7 +11,8 @@ import { FULL_HASH, refPattern } from "./version-ref.js";
 
 export const LIMITS = {
   sectionsPerVersion: 100,
-  titleLength: 100,
+  /** A section title: a Markdown heading of a real system prompt may run to several hundred characters. */
+  titleLength: 1000,
   nameLength: 200,
   descriptionLength: 2000,
   messageLength: 1000,

@@ -38,6 +38,75 @@ export function text(params?: Parameters<typeof z.string>[0]) {
     .refine(hasNoNul, { message: HAS_NUL, abort: true });
 }
 
+const A_TYPE: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "a whole number",
+  bigint: "a whole number",
+  boolean: "true or false",
+  object: "an object",
+  record: "an object",
+  array: "an array",
+  tuple: "an array",
+  null: "null",
+  date: "a date",
+};
+
+function typeOf(input: unknown): string {
+  if (input === null) return "null";
+  if (Array.isArray(input)) return "an array";
+  if (typeof input === "number" && Number.isNaN(input)) return "NaN";
+  return A_TYPE[typeof input] ?? typeof input;
+}
+
+const UNITS: Record<string, string> = { string: "characters", array: "items", set: "items", map: "entries" };
+const FORMATS: Record<string, string> = { url: "a URL", email: "an e-mail address", datetime: "an ISO 8601 timestamp" };
+
+/**
+ * The words for a problem a schema gave none of its own: "required" for a missing field, "must be a string, not
+ * a number" for a wrong type, and the like, instead of zod's "Invalid input: expected string, received
+ * undefined". Installed once for every zod schema of the process (below), so REST, MCP (the SDK's own schemas
+ * included) and the dashboard API say the same; a schema's own message still comes first.
+ */
+export function plainIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case "invalid_type": {
+      if (issue.input === undefined) return "required";
+      const expected = A_TYPE[issue.expected] ?? issue.expected;
+      if (issue.expected === "int" && typeof issue.input === "number") return `must be ${expected}`;
+      return `must be ${expected}, not ${typeOf(issue.input)}`;
+    }
+    case "invalid_value":
+      return issue.values.length === 1
+        ? `must be ${JSON.stringify(issue.values[0])}`
+        : `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "too_small":
+    case "too_big": {
+      const small = issue.code === "too_small";
+      const bound = String(small ? issue.minimum : issue.maximum);
+      const units = UNITS[issue.origin];
+      const unit = units && bound === "1" ? units.replace(/(ies|s)$/, (end) => (end === "ies" ? "y" : "")) : units;
+      if (issue.exact) return unit ? `must have exactly ${bound} ${unit}` : `must be exactly ${bound}`;
+      if (unit) return `must have at ${small ? "least" : "most"} ${bound} ${unit}`;
+      if (issue.inclusive === false) return `must be ${small ? "more" : "less"} than ${bound}`;
+      return `must be at ${small ? "least" : "most"} ${bound}`;
+    }
+    case "invalid_format":
+      return issue.format === "regex"
+        ? "is not in the expected form"
+        : `must be ${FORMATS[issue.format] ?? `a valid ${issue.format}`}`;
+    case "not_multiple_of":
+      return `must be a multiple of ${String(issue.divisor)}`;
+    case "invalid_union":
+    case "custom":
+      return "is not valid";
+    default:
+      return undefined;
+  }
+}
+
+z.config({ customError: plainIssueMessage });
+
 export interface JsonBounds {
   /** Levels of objects and arrays, the value itself being level 1. */
   maxDepth: number;

@@ -33,7 +33,7 @@ export function webhookUrlProblem(value: string): string | null {
   return null;
 }
 
-export const webhookUrl = text({ error: "must be a string" })
+export const webhookUrl = text()
   .superRefine((value, ctx) => {
     const problem = webhookUrlProblem(value);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
@@ -55,7 +55,7 @@ export const webhookEvents = z
   })
   .describe(`The event types sent to this endpoint: any of ${EVENT_TYPES.join(", ")}`);
 
-export const webhookDescription = text({ error: "must be a string" })
+export const webhookDescription = text()
   .max(WEBHOOK_LIMITS.descriptionLength, `must be at most ${WEBHOOK_LIMITS.descriptionLength} characters`)
   .describe(`A note for people: what receives these events, up to ${WEBHOOK_LIMITS.descriptionLength} characters`);
 

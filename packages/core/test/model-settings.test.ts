@@ -57,7 +57,7 @@ describe("model settings: what is accepted", () => {
 
 describe("model settings: what is refused, naming the field", () => {
   const cases: [string, unknown, string][] = [
-    ["not an object", "gpt-4o", "model: Invalid input: expected object, received string"],
+    ["not an object", "gpt-4o", "model: must be an object, not a string"],
     ["no name", { temperature: 1 }, "model.name: required: the model's name"],
     ["an empty name", { name: "  " }, "model.name: must not be empty"],
     ["a long name", { name: "m".repeat(201) }, "model.name: must be at most 200 characters"],
@@ -101,7 +101,7 @@ describe("model settings: what is refused, naming the field", () => {
     [
       "a json_schema without its schema",
       { name: "m", response_format: { type: "json_schema", json_schema: { name: "a" } } },
-      "model.response_format.json_schema.schema: Invalid input: expected object, received undefined",
+      "model.response_format.json_schema.schema: required",
     ],
     [
       "a schema name with a space",
@@ -118,7 +118,7 @@ describe("model settings: what is refused, naming the field", () => {
       { name: "m", response_format: { type: "text", schema: {} } },
       "model.response_format.schema: is not a known field",
     ],
-    ["extra as an array", { name: "m", extra: [1] }, "model.extra: Invalid input: expected object, received array"],
+    ["extra as an array", { name: "m", extra: [1] }, "model.extra: must be an object, not an array"],
     ["extra 33 levels deep", { name: "m", extra: deep(33) }, "model.extra: nested deeper than 32 levels"],
     [
       "extra too long",

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createPromptBody, describeZodError, LIMITS } from "../src/schemas.js";
 import { isWellFormed, jsonValueProblem, NOT_WELL_FORMED, text } from "../src/text.js";
 
@@ -96,4 +97,28 @@ describe("the schemas", () => {
       expect(source.match(/z\s*\.\s*string\s*\(/g) ?? []).toEqual([]);
     },
   );
+});
+
+describe("plain issue messages (installed for every schema)", () => {
+  const first = (schema: z.ZodType, value: unknown) => schema.safeParse(value).error?.issues[0]?.message;
+
+  it("says required for a missing field and what a wrong type must be", () => {
+    const body = z.object({ name: z.string(), tags: z.array(z.string()), on: z.boolean() });
+    expect(first(body, {})).toBe("required");
+    expect(first(body, { name: 1 })).toBe("must be a string, not a number");
+    expect(first(body, { name: "a", tags: {} })).toBe("must be an array, not an object");
+    expect(first(body, { name: "a", tags: [], on: "yes" })).toBe("must be true or false, not a string");
+    expect(first(z.record(z.string(), z.string()), null)).toBe("must be an object, not null");
+  });
+
+  it("says bounds, options and formats in words, and leaves a schema's own message first", () => {
+    expect(first(z.string().min(2), "a")).toBe("must have at least 2 characters");
+    expect(first(z.array(z.number()).max(1), [1, 2])).toBe("must have at most 1 item");
+    expect(first(z.number().int(), 1.5)).toBe("must be a whole number");
+    expect(first(z.number().positive(), 0)).toBe("must be more than 0");
+    expect(first(z.enum(["a", "b"]), "c")).toBe('must be one of "a", "b"');
+    expect(first(z.url(), "nope")).toBe("must be a URL");
+    expect(first(z.string().min(2, "too short"), "a")).toBe("too short");
+    expect(text().safeParse(undefined).error?.issues[0]?.message).toBe("required");
+  });
 });

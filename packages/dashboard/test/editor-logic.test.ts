@@ -29,7 +29,7 @@ describe("checkTools", () => {
     });
     expect(checkTools('{"type":"function"}')).toEqual({
       ok: false,
-      error: "tools: Invalid input: expected array, received object",
+      error: "tools: must be an array, not an object",
     });
   });
 });
@@ -139,7 +139,7 @@ describe("checkModel", () => {
       ok: false,
       error: "model.stop[1]: must not be empty",
     });
-    expect(checkModel("[]")).toEqual({ ok: false, error: "model: Invalid input: expected object, received array" });
+    expect(checkModel("[]")).toEqual({ ok: false, error: "model: must be an object, not an array" });
     expect(checkModel("{")).toMatchObject({ ok: false, error: expect.stringMatching(/^model: not valid JSON: /) });
   });
 });

@@ -134,8 +134,8 @@ const envSchema = z.object({
   /** Where the built dashboard is; the @promptstore/dashboard package's dist/ when unset. */
   PROMPTSTORE_DASHBOARD_DIR: z.string().min(1).optional(),
   /**
-   * The server's public base URL (`https://prompts.example.com`), where clients reach it: the OAuth issuer and
-   * the MCP resource are built from it. Unset: from each request's own scheme and host.
+   * The server's public base URL (`https://prompts.example.com`), where clients reach it: the OAuth issuer, the
+   * MCP resource and the install commands of /sdk/ are built from it. Unset: from each request's own scheme and host.
    */
   PROMPTSTORE_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: "must be an http or https URL" })

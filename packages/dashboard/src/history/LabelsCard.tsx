@@ -46,8 +46,8 @@ export function LabelsCard({
       {entries.length === 0 ? (
         <div className="card-body">
           <p className="muted">
-            No label points at a version of this prompt yet. Publish a version, or move a label to one from the list
-            below.
+            No label points at a version of this prompt yet. Publish a version, or move a label to one from the list of
+            versions above.
           </p>
         </div>
       ) : (

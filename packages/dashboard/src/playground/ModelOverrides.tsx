@@ -52,7 +52,11 @@ export function ModelOverrides({
                 list={listId}
                 autoComplete="off"
                 spellCheck={false}
-                placeholder={placeholder(version?.name)}
+                placeholder={
+                  version?.name === undefined && models[0] !== undefined
+                    ? `connection's first: ${models[0]}`
+                    : placeholder(version?.name)
+                }
                 value={form.name}
                 onChange={(e) => set({ name: e.target.value })}
               />

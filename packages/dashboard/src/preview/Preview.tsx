@@ -57,7 +57,7 @@ export default function Preview() {
         </label>
         {!list.production_version ? (
           <p className="field-hint preview-unpublished">
-            Not published yet: applications reading production get a 404 until a version is published.
+            Not published yet: applications reading production get the latest version until one is published.
           </p>
         ) : null}
       </div>

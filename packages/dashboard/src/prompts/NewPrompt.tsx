@@ -270,7 +270,7 @@ export default function NewPrompt() {
               {...control}
               className="input"
               value={message}
-              placeholder="First version"
+              placeholder="No message"
               onChange={(e) => setMessage(e.target.value)}
             />
           )}

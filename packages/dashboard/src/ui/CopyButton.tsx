@@ -31,13 +31,15 @@ interface CopyButtonProps {
   /** The button's name; "Copy" unless several on a page need telling apart. */
   label?: string;
   small?: boolean;
+  /** The accessible name, when the visible label alone would not tell several buttons apart. */
+  name?: string;
 }
 
-export function CopyButton({ text, label = "Copy", small }: CopyButtonProps) {
+export function CopyButton({ text, label = "Copy", small, name }: CopyButtonProps) {
   const { state, copy } = useCopy(text);
   return (
     <span className="row">
-      <button type="button" className={small ? "button button-small" : "button"} onClick={copy}>
+      <button type="button" className={small ? "button button-small" : "button"} onClick={copy} aria-label={name}>
         {label}
       </button>
       <CopyStatus state={state} />

@@ -167,6 +167,13 @@ describe.runIf(chromiumAvailable())("deleting a prompt in the dashboard", () => 
     // Its address says that it is gone.
     await page.goto(`${projectPath}/prompts/old-greeter`);
     await page.getByRole("heading", { name: "Prompt not found", level: 2 }).waitFor();
+    // The way on is the prompt list of the project at hand, not only the list of projects.
+    const back = page.getByRole("link", { name: /^Go to the prompts of / });
+    expect(await back.getAttribute("href")).toBe(`/p/${server.projectId}/prompts`);
+    await screenshot(page, "delete-05-prompt-not-found");
+    await back.click();
+    await page.waitForURL(`${projectPath}/prompts`);
+    await page.getByRole("heading", { name: "No prompts yet" }).waitFor();
     expect(problems).toEqual([]);
   });
 

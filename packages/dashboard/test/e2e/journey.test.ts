@@ -78,6 +78,8 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end", () => {
     await page.getByLabel("Name").fill("Support Bot");
     await page.getByLabel("Paste all at once").check();
     await page.getByLabel("Markdown").fill(MARKDOWN);
+    // An empty change message is saved as none, and the field shows what History will show for it.
+    expect(await page.getByLabel("Change message").getAttribute("placeholder")).toBe("No message");
     await screenshot(page, "journey-04-new-prompt");
     await page.getByRole("button", { name: "Create prompt" }).click();
     await page.waitForURL(/\/prompts\/support-bot$/);
@@ -90,6 +92,36 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end", () => {
     ]);
     expect(created.body.data.production_version).toBeNull();
     versions.push(created.body.data.version);
+    const first = (await rest(server, "GET", "/api/v2/prompts/support-bot/versions")).body.data.versions[0];
+    expect(first.message).toBeNull();
+  });
+
+  it("says, before anything is published, that applications get latest and where the versions are", async () => {
+    await page.getByRole("link", { name: "Preview" }).click();
+    const hint = main().locator(".preview-unpublished");
+    await hint.waitFor();
+    expect(await hint.textContent()).toBe(
+      "Not published yet: applications reading production get the latest version until one is published.",
+    );
+    // As the contract says: production unset serves latest.
+    const read = await rest(server, "GET", "/api/v2/prompts/support-bot?guard=false");
+    expect([read.status, read.body.data.label, read.body.data.version]).toEqual([200, "latest", versions[0]]);
+    await screenshot(page, "journey-04b-preview-unpublished");
+
+    await page.getByRole("link", { name: "History" }).click();
+    const labels = page.getByRole("region", { name: "Labels and rollouts" });
+    const none = labels.getByText(/^No label points at a version/);
+    await none.waitFor();
+    expect((await none.textContent())?.replace(/\s+/g, " ").trim()).toBe(
+      "No label points at a version of this prompt yet. Publish a version, or move a label to one from the list of versions above.",
+    );
+    // The list it names is above it on the page.
+    const versionsBox = await page.getByRole("region", { name: "Versions", exact: true }).boundingBox();
+    const labelsBox = await labels.boundingBox();
+    expect(versionsBox!.y + versionsBox!.height).toBeLessThanOrEqual(labelsBox!.y);
+    await screenshot(page, "journey-04c-history-unpublished");
+    await page.getByRole("link", { name: "Edit", exact: true }).click();
+    await page.getByLabel("Content of section 2").waitFor();
   });
 
   it("edits a section in the code editor and saves a version", async () => {

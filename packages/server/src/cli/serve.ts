@@ -36,6 +36,25 @@ export function registerServeCommand(program: Command): void {
     });
 }
 
+/** Listens; a port already taken is said in words, with how to choose another. */
+async function listenOrExplain(
+  server: { listen(options: { port: number; host: string }): Promise<string>; close(): Promise<unknown> },
+  port: number,
+  host: string,
+  store: { close(): Promise<void> },
+): Promise<string> {
+  try {
+    return await server.listen({ port, host });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    await server.close().catch(() => undefined);
+    await store.close();
+    throw new Error(
+      `port ${port} on ${host} is already in use (EADDRINUSE): stop what listens there, or start on another port with --port N (npm start -- --port ${port + 1}) or PORT=N`,
+    );
+  }
+}
+
 async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Promise<void> {
   logCrashes();
   const store = await openStoreWhenReachable(
@@ -109,11 +128,13 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
 
+  // Listening before the first start's bootstrap: a port in use fails here, before the key and the owner's
+  // one-time password are made, which are printed only once and would be lost.
+  const address = await listenOrExplain(app.server, config.PORT, config.HOST, store);
   const bootstrap = await bootstrapIfEmpty(app.tenants, app.accounts, {
     plan: config.PROMPTSTORE_DEFAULT_PLAN as PlanName,
     ownerEmail: config.PROMPTSTORE_OWNER_EMAIL,
   });
-  const address = await app.server.listen({ port: config.PORT, host: config.HOST });
   const dashboard = app.dashboardDir ? `${address}/` : undefined;
   // Before the listening line, which supervisors (and tests) wait for.
   if (config.PROMPTSTORE_METRICS && !config.PROMPTSTORE_METRICS_TOKEN && !isLoopback(config.HOST)) {

@@ -296,7 +296,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     paths.set(route.url, known);
   });
   registerMetaRoutes(server, store, VERSION);
-  registerSdkRoutes(server);
+  registerSdkRoutes(server, undefined, config.PROMPTSTORE_PUBLIC_URL);
   if (metrics) registerMetricsRoute(server, metrics, config.PROMPTSTORE_METRICS_TOKEN);
   registerPromptRoutes(server, prompts, cache, metrics);
   registerPlaygroundEndpoints(server, "/api/v2", { config: { auth: true }, caller: callerOf }, { runs, examples });

@@ -53,7 +53,11 @@ export async function authenticate(
   const key = Array.isArray(header) ? header[0] : header;
   if (key === undefined || key === "") {
     await hooks.onInvalidKey?.(request, reply);
-    throw new AppError("unauthorized", "x-api-key: missing API key; send the project key in the x-api-key header");
+    // A key sent as `Authorization: Bearer …` (as many APIs take one) is not read: say where it goes.
+    const where = request.headers.authorization
+      ? "the key goes in the x-api-key header, not Authorization"
+      : "send the project key in the x-api-key header";
+    throw new AppError("unauthorized", `x-api-key: missing API key; ${where}`);
   }
   const grant = key.length <= MAX_KEY_LENGTH ? await resolve(key) : undefined;
   if (!grant) {

@@ -25,8 +25,8 @@ const streams = new WeakSet<IncomingMessage>();
 export const markStream = (request: IncomingMessage) => streams.add(request);
 
 const DURATION = "promptstore_http_request_duration_seconds";
-/** How many (label, arm) series the read counter keeps before it counts the rest as `other`. */
-const MAX_LABEL_SERIES = 150;
+/** What resolved a prompt read, as counted: a label other than production is `label`, never its name. */
+export type ReadKind = "production" | "latest" | "label" | "version";
 const LOOP_SAMPLE_MS = 10;
 const LOOP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -77,7 +77,7 @@ export class Metrics {
   readonly runs: Counter<"outcome">;
   readonly runFirstToken: Histogram;
   private readonly byMethod = new Map<string, Map<string, RouteStats>>();
-  /** Prompt reads by what served them and the rollout arm: `label\u0000arm`. */
+  /** Prompt reads by what served them (a ReadKind) and the rollout arm: `kind\u0000arm`. */
   private readonly labelReads = new Map<string, number>();
 
   constructor(sources: MetricSources) {
@@ -138,7 +138,7 @@ export class Metrics {
     this.registry.registerMetric(
       collector(
         "promptstore_prompt_reads_total",
-        "Prompt reads (v2 and v1) by what resolved them (production, latest, version, or a label's name; other past 150 series) and the rollout arm (none, current, candidate)",
+        "Prompt reads (v2 and v1) by what resolved them (production, latest, label for any other label, version) and the rollout arm (none, current, candidate)",
         "counter",
         () =>
           [...this.labelReads].map(([key, value]) => {
@@ -270,12 +270,11 @@ export class Metrics {
 
   /** Counts one answered request; `ms` is how long it took. */
   /**
-   * Counts a prompt read. Label names are the tenants' own words: past MAX_LABEL_SERIES of them the rest are
-   * counted as `other`, so no tenant can grow the series without bound.
+   * Counts a prompt read by its kind, never by a label's name: names are the tenants' own words, and the
+   * metrics say nothing of any tenant (operations.md). Four kinds by three arms bound the series.
    */
-  countRead(label: string, arm: "none" | "current" | "candidate"): void {
-    let key = `${label}\u0000${arm}`;
-    if (!this.labelReads.has(key) && this.labelReads.size >= MAX_LABEL_SERIES) key = `other\u0000${arm}`;
+  countRead(kind: ReadKind, arm: "none" | "current" | "candidate"): void {
+    const key = `${kind}\u0000${arm}`;
     this.labelReads.set(key, (this.labelReads.get(key) ?? 0) + 1);
   }
 

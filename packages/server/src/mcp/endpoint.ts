@@ -5,6 +5,7 @@ import {
   type McpHttpHandler,
   type McpRequestContext,
   McpServer,
+  UnsupportedProtocolVersionError,
 } from "@modelcontextprotocol/server";
 import type { Caller } from "../service/access.js";
 import type { ChangeBus } from "../service/change-bus.js";
@@ -26,9 +27,11 @@ export function authInfoFor(caller: Caller): AuthInfo {
 
 /**
  * What the SDK reports through `onerror`: a client's own mistake (a body that is not JSON-RPC, a protocol
- * header it does not support) is worth a warning, without a stack; anything else is ours.
+ * header it does not support, a protocol revision this server does not speak) is worth a warning, without a
+ * stack; anything else is ours.
  */
 export function isClientMistake(error: unknown): boolean {
+  if (error instanceof UnsupportedProtocolVersionError) return true;
   return error instanceof Error && error.message.startsWith("Rejected inbound request");
 }
 

@@ -26,6 +26,8 @@ export interface OpenConnection {
   id: string;
   baseUrl: string;
   apiKey: string | null;
+  /** The models it offers, as listed; the first is a run's model when neither version nor run names one. */
+  models: string[];
 }
 
 function toView(row: ConnectionRow): ConnectionView {
@@ -163,6 +165,6 @@ export class ConnectionService {
         );
       }
     }
-    return { id, baseUrl: row.base_url, apiKey };
+    return { id, baseUrl: row.base_url, apiKey, models: JSON.parse(row.models) as string[] };
   }
 }

@@ -248,9 +248,11 @@ export class ExampleService {
       ...(body.draft === undefined ? [] : [{ ref: "draft", what: { draft: body.draft } }]),
       ...body.versions.map((ref) => ({ ref, what: { version: ref } })),
     ];
+    // The connection first: a side without a model name runs on the connection's first listed model.
+    const connection = await this.runs.connections.open(caller.projectId, body.connection);
     for (const { ref, what } of sides) {
       const target = await this.runs.target(caller, promptId, what, guard);
-      const { settings, hash } = this.runs.settingsFor(target, body.connection, guard, body.model);
+      const { settings, hash } = this.runs.settingsFor(target, connection, guard, body.model);
       targets.push({ ref, target, settings, hash });
     }
     const all = await this.store.listExamples(caller.projectId, promptId);
@@ -263,7 +265,6 @@ export class ExampleService {
         return found;
       });
     }
-    const connection = await this.runs.connections.open(caller.projectId, body.connection);
     const fresh = body.fresh === true;
 
     const execute = async (sink: RunSink, signal: AbortSignal): Promise<void> => {

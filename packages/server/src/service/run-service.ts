@@ -135,13 +135,20 @@ export class RunService {
     };
   }
 
-  /** The effective settings of a target under the run's overrides; a run without a model name is a 400. */
-  settingsFor(target: RunTarget, connection: string, guard: boolean, override: ModelOverride | undefined) {
-    const model = mergeSettings(target.settings, override);
-    if (model.name === undefined) {
-      throw badRequest("model.name: required: the version has no model settings; name a model for this run");
+  /**
+   * The effective settings of a target under the run's overrides. Without a model name from either, the
+   * connection's first listed model; a connection that lists none makes that a 400.
+   */
+  settingsFor(target: RunTarget, connection: OpenConnection, guard: boolean, override: ModelOverride | undefined) {
+    const merged = mergeSettings(target.settings, override);
+    const name = merged.name ?? connection.models[0];
+    if (name === undefined) {
+      throw badRequest(
+        "model.name: required: the version has no model settings and the connection lists no models; name a model for this run",
+      );
     }
-    const settings: RunSettings = { connection, guard, model };
+    const model = { ...merged, name };
+    const settings: RunSettings = { connection: connection.id, guard, model };
     return { settings, hash: settingsHash(settings) };
   }
 
@@ -153,7 +160,7 @@ export class RunService {
       this.target(caller, promptId, body, guard),
       this.connections.open(caller.projectId, body.connection),
     ]);
-    const { settings, hash } = this.settingsFor(target, body.connection, guard, body.model);
+    const { settings, hash } = this.settingsFor(target, connection, guard, body.model);
     return {
       runId: `run_${randomBytes(8).toString("hex")}`,
       target,

@@ -129,10 +129,14 @@ export function literalAddress(hostname: string): string | null {
 
 export const ALLOW_PRIVATE_HINT = "set PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE=true to allow private networks";
 
-/** The message of a refusal, as a delivery's last_error or a 400 shows it. */
+/**
+ * The message of a refusal, as a delivery's last_error, a run's error or a 400 shows it. A literal address is
+ * the writer's own words and is named with its kind; for a host name, what it resolves to is the server's
+ * network, which nobody outside should learn: only that its address is not allowed.
+ */
 export function refusalMessage(host: string, address: string, what: string): string {
-  const target = host === address ? address : `${host} resolves to ${address}`;
-  return `refused: ${target}, ${what}; ${ALLOW_PRIVATE_HINT}`;
+  const target = host === address ? `${address}, ${what}` : `${host}: address not allowed`;
+  return `refused: ${target}; ${ALLOW_PRIVATE_HINT}`;
 }
 
 export class RefusedAddressError extends Error {

@@ -86,6 +86,33 @@ describe("promptstore serve's environment (sqlite)", () => {
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
   });
 
+  it("a port in use says so and how to pick another (--port), before the first start's key is made and lost", async () => {
+    const busy = net.createServer();
+    await new Promise<void>((r) => busy.listen(0, "127.0.0.1", r));
+    const { port } = busy.address() as net.AddressInfo;
+    try {
+      const child = spawn(process.execPath, [BIN, "serve", "--port", String(port)], {
+        env: { ...process.env, DATABASE_URL: env.url, LOG_LEVEL: "silent", ...secretKeyEnv(env.url) },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      children.push(child);
+      let err = "";
+      child.stderr.on("data", (c) => {
+        err += c;
+      });
+      const code = await new Promise((resolve) => child.once("exit", resolve));
+      expect(code).toBe(1);
+      expect(err).toBe(
+        `error: port ${port} on 127.0.0.1 is already in use (EADDRINUSE): stop what listens there, or start on another port with --port N (npm start -- --port ${port + 1}) or PORT=N\n`,
+      );
+    } finally {
+      await new Promise((r) => busy.close(r));
+    }
+    // The database was not bootstrapped by the failed start: the next one prints the key and the password.
+    const out = await serve(env.url, { PORT: String(await freePort()) });
+    expect(out).toMatch(/API key \(shown once, store it now\): ps_/);
+  });
+
   it("PROMPTSTORE_DEFAULT_PLAN=pro makes the first organization pro: its first-start text and its limit say so", async () => {
     const port = await freePort();
     const out = await serve(env.url, { PORT: String(port), PROMPTSTORE_DEFAULT_PLAN: "pro" });

@@ -120,7 +120,7 @@ describe.each(DATABASES)("model settings on a version ($name)", (database) => {
         "model.response_format.type: must be text, json_object or json_schema",
       ],
       [{ name: "m", seed: 3 }, "model.seed: is not a known setting; put provider-specific settings in model.extra"],
-      [{ name: "m", extra: "x" }, "model.extra: Invalid input: expected object, received string"],
+      [{ name: "m", extra: "x" }, "model.extra: must be an object, not a string"],
     ];
     for (const [bad, message] of cases) {
       const res = await t.request("PUT", "/api/v2/prompts/bad", { body: { sections, model: bad } });

@@ -72,7 +72,7 @@ describe("OpenAPI document", () => {
     expect(create.required).toEqual(["name"]);
     expect(create.additionalProperties).toBe(false);
     expect(create.properties.sections.maxItems).toBe(100);
-    expect(create.properties.sections.items.properties.title.maxLength).toBe(100);
+    expect(create.properties.sections.items.properties.title.maxLength).toBe(1000);
     const read = doc.paths["/api/v2/prompts/{id}"].get;
     const version = read.parameters.find((p: { name: string }) => p.name === "version");
     expect(version.schema.pattern).toBe("^(production|latest|(?![0-9a-f]+$)[a-z][a-z0-9_-]{0,31}|[0-9a-f]{7,64})$");

@@ -26,7 +26,7 @@ describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
       ["non-object JSON (array)", [1, 2], /^body: /],
       ["non-object JSON (string)", "text", /^body: /],
       ["non-object JSON (null)", null, /^body: /],
-      ["missing name", { sections: [{ title: "A", content: "x" }] }, /^name: /],
+      ["missing name", { sections: [{ title: "A", content: "x" }] }, /^name: required$/],
       ["blank name", { name: "   ", sections: [{ title: "A", content: "x" }] }, /^name: must not be empty/],
       ["name too long", { name: long(201), sections: [{ title: "A", content: "x" }] }, /^name: must be at most 200/],
       ["description too long", { ...promptBody(), description: long(2001) }, /^description: must be at most 2000/],
@@ -38,7 +38,7 @@ describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
         { name: "A", sections: Array.from({ length: 101 }, () => ({ title: "T", content: "c" })) },
         /^sections: must contain at most 100/,
       ],
-      ["section without title", { name: "A", sections: [{ content: "x" }] }, /^sections\[0\]\.title: /],
+      ["section without title", { name: "A", sections: [{ content: "x" }] }, /^sections\[0\]\.title: required$/],
       [
         "blank title",
         { name: "A", sections: [{ title: " ", content: "x" }] },
@@ -46,8 +46,8 @@ describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
       ],
       [
         "title too long",
-        { name: "A", sections: [{ title: long(101), content: "x" }] },
-        /^sections\[0\]\.title: must be at most 100/,
+        { name: "A", sections: [{ title: long(1001), content: "x" }] },
+        /^sections\[0\]\.title: must be at most 1000 characters$/,
       ],
       [
         "content too long",
@@ -72,8 +72,8 @@ describe.each(DATABASES)("v2 prompts, errors ($name)", (database) => {
       ["markdown without heading", { name: "A", markdown: "## sub\nx" }, /^markdown: must contain/],
       [
         "markdown title too long",
-        { name: "A", markdown: `# ${long(101)}\nx` },
-        /^markdown: sections\[0\]\.title: must be at most 100/,
+        { name: "A", markdown: `# ${long(1001)}\nx` },
+        /^markdown: sections\[0\]\.title: must be at most 1000 characters$/,
       ],
       ["tool with a bad type", { ...promptBody(), tools: [{ type: "retrieval" }] }, /^tools\[0\]\.type: /],
       [

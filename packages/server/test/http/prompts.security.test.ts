@@ -22,6 +22,20 @@ describe.each(DATABASES)("v2 prompts, security ($name)", (database) => {
       expect(res.body).toEqual({ success: false, error: expect.stringMatching(/^x-api-key: missing/) });
     });
 
+    it("a key sent as Authorization: Bearer is refused with where the key goes", async () => {
+      const res = await t.request("GET", "/api/v2/prompts", {
+        key: null,
+        headers: { authorization: `Bearer ${t.key}` },
+      });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({
+        success: false,
+        error: "x-api-key: missing API key; the key goes in the x-api-key header, not Authorization",
+      });
+      const none = await t.request("GET", "/api/v2/prompts", { key: null });
+      expect(none.body.error).toBe("x-api-key: missing API key; send the project key in the x-api-key header");
+    });
+
     it.each(routes)("%s %s with a wrong key says it is invalid", async (method, url, body) => {
       const res = await t.request(method, url, { key: "ps_wrong", body });
       expect(res.status).toBe(401);

@@ -162,8 +162,25 @@ describe.each(DATABASES)("the server's log ($name)", (database: TestDatabase) =>
       await post(accept, JSON.stringify({ hello: "world" })),
       // A batch of garbage.
       await post(accept, JSON.stringify([1, 2, 3])),
+      // A well-formed request of the current era that names a revision this server does not speak (the SDK
+      // reported it as an error, with a stack).
+      await post(
+        { ...accept, "mcp-protocol-version": "2099-01-01", "mcp-method": "tools/list" },
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/list",
+          params: {
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+              "io.modelcontextprotocol/clientCapabilities": {},
+              "io.modelcontextprotocol/clientInfo": { name: "probe", version: "1" },
+            },
+          },
+        }),
+      ),
     ];
-    expect(answers.map((res) => res.status)).toEqual([400, 406, 400, 400]);
+    expect(answers.map((res) => res.status)).toEqual([400, 406, 400, 400, 400]);
     await server.stop("SIGTERM");
 
     const lines = server
@@ -177,6 +194,7 @@ describe.each(DATABASES)("the server's log ($name)", (database: TestDatabase) =>
       [40, 406, "Not Acceptable: Client must accept both application/json and text/event-stream"],
       [40, 400, "Bad Request: the request body is not a valid JSON-RPC message"],
       [40, 400, "Bad Request: JSON-RPC batch contains an invalid message"],
+      [40, 400, "Unsupported protocol version: 2099-01-01"],
     ]);
     for (const line of mistakes) {
       // The request id joins the warning to the request's own line.

@@ -156,8 +156,31 @@ describe.each(DATABASES)("rollouts ($name)", (database) => {
       );
     expect(sample("production", "current")).toBe(arms.current);
     expect(sample("production", "candidate")).toBe(arms.candidate);
-    expect(sample("staging", "none")).toBe(3);
+    // A label's name is a tenant's word: counted as `label`, never named.
+    expect(sample("label", "none")).toBe(3);
+    expect(sample("staging", "none")).toBe(0);
+    expect(text).not.toContain("staging");
     expect(sample("version", "none")).toBe(1);
+  });
+
+  it("/metrics says nothing of any tenant: no label name, prompt id or project, after reads of many labels", async () => {
+    const names = Array.from({ length: 5 }, (_, i) => `acme-secret-env-${i}`);
+    for (const label of names) {
+      await t.request("POST", "/api/v2/prompts/bot/publish", { body: { version: current, label } });
+      await read("x", label);
+    }
+    const text = (await t.request("GET", "/metrics", { key: null })).body as string;
+    expect(text).not.toContain("acme-secret-env");
+    expect(text).not.toContain(t.project.projectId);
+    expect(text).not.toMatch(/"bot"/);
+    const series = text.split("\n").filter((l) => l.startsWith("promptstore_prompt_reads_total{"));
+    for (const line of series)
+      expect(line).toMatch(
+        /^promptstore_prompt_reads_total\{label="(production|latest|label|version)",arm="(none|current|candidate)"\} \d+$/,
+      );
+    expect(series.find((l) => l.startsWith('promptstore_prompt_reads_total{label="label",arm="none"}'))).toBe(
+      'promptstore_prompt_reads_total{label="label",arm="none"} 5',
+    );
   });
 
   it("a percent out of range is a 400 naming percent", async () => {

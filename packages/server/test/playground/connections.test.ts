@@ -126,6 +126,35 @@ describe.each(DATABASES)("model connections ($name)", (database) => {
     }
   });
 
+  it("a host name that resolves to loopback is refused at the run, without saying what it resolves to", async () => {
+    const strict = await testApp(database);
+    try {
+      standIn.on("m", { kind: "stream", pieces: ["never"] });
+      const connection = await strict.app.connections.create(
+        { projectId: strict.project.projectId, operator: true },
+        { name: "Local", base_url: standIn.baseUrl.replace("127.0.0.1", "localhost"), api_key: KEY, models: ["m"] },
+      );
+      const prompt = await toolPrompt(strict);
+      const res = await strict.request("POST", `/api/v2/prompts/${prompt.id}/run`, {
+        body: { connection: connection.id },
+      });
+      const events = parseEvents(String(res.body));
+      expect(events.at(-1)).toEqual({
+        event: "error",
+        data: {
+          code: "provider_unreachable",
+          status: null,
+          message:
+            "refused: localhost: address not allowed; set PROMPTSTORE_MODEL_ALLOW_PRIVATE=true to allow private networks",
+        },
+      });
+      expect(JSON.stringify(events)).not.toMatch(/127\.0\.0\.1|::1|loopback/);
+      expect(standIn.requests).toHaveLength(0);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("never lets the key into an answer, a log line or a backup, through a whole run", async () => {
     standIn.on("m", { kind: "stream", pieces: ["fine"] });
     const owner = await member(t, "owner");

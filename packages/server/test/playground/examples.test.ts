@@ -59,7 +59,7 @@ describe.each(DATABASES)("saved examples ($name)", (database) => {
     expect(changed.body.data.good_answer).toBeNull();
     const bad = await t.request("POST", examplesUrl(prompt.id), { body: { name: "X", variables: { a: 1 } } });
     expect(bad.status).toBe(400);
-    expect(bad.body.error).toBe("variables.a: must be a string");
+    expect(bad.body.error).toBe("variables.a: must be a string, not a number");
     expect((await t.request("GET", `${examplesUrl("nope")}`)).status).toBe(404);
     const other = await t.newProject();
     expect((await t.request("GET", `${examplesUrl(prompt.id)}/${id}`, { key: other.key })).status).toBe(404);

@@ -54,9 +54,7 @@ describe.each(DATABASES)("examples in git ($name)", (database) => {
       writeFileSync(file, '{"examples":[{"name":1}]}');
       const refused = await ps("push", dir);
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toBe(
-        "error: support.examples.json: examples[0].id: Invalid input: expected string, received undefined\n",
-      );
+      expect(refused.stderr).toBe("error: support.examples.json: examples[0].id: required\n");
     } finally {
       await app.close();
       rmSync(dir, { recursive: true, force: true });

@@ -232,6 +232,26 @@ describe.each(DATABASES)("playground runs ($name)", (database) => {
     );
   });
 
+  it("without a model name from the version or the run, runs the connection's first listed model", async () => {
+    standIn.on("first-listed", { kind: "stream", pieces: ["Hi"] });
+    const connection = (
+      await t.app.connections.create(
+        { projectId: t.project.projectId, operator: true },
+        { name: "Local", base_url: standIn.baseUrl, api_key: standIn.apiKey, models: ["first-listed", "second"] },
+      )
+    ).id;
+    const prompt = await toolPrompt(t);
+    const res = await run(t, prompt.id, { connection, guard: false });
+    expect(res.status).toBe(200);
+    expect(res.events.map((e) => e.event)).toEqual(["start", "delta", "done"]);
+    expect(res.events[0]?.data.model).toEqual({ name: "first-listed" });
+    expect(standIn.requests.map((r) => r.body.model)).toEqual(["first-listed"]);
+    // The run's own name still wins.
+    standIn.on("second", { kind: "stream", pieces: ["Yo"] });
+    const named = await run(t, prompt.id, { connection, guard: false, model: { name: "second" } });
+    expect(named.events[0]?.data.model).toEqual({ name: "second" });
+  });
+
   it("refuses before streaming: a read key, no model name, an unknown or foreign connection, version and draft both", async () => {
     const connection = await standInConnection(t, standIn);
     const prompt = await toolPrompt(t);
@@ -242,11 +262,19 @@ describe.each(DATABASES)("playground runs ($name)", (database) => {
       "scope: running a prompt needs a key with scope write or higher; this key has scope read",
     );
 
-    const noModel = await run(t, prompt.id, { connection });
+    // No model name from the version or the run, and a connection that lists none.
+    const bare = (
+      await t.app.connections.create(
+        { projectId: t.project.projectId, operator: true },
+        { name: "No models", base_url: standIn.baseUrl, api_key: standIn.apiKey },
+      )
+    ).id;
+    const noModel = await run(t, prompt.id, { connection: bare });
     expect(noModel.status).toBe(400);
     expect(noModel.body.error).toBe(
-      "model.name: required: the version has no model settings; name a model for this run",
+      "model.name: required: the version has no model settings and the connection lists no models; name a model for this run",
     );
+    expect(standIn.requests).toHaveLength(0);
 
     const unknown = await run(t, prompt.id, { connection: "con_000000000000000000000000", model: { name: "m" } });
     expect(unknown.status).toBe(404);

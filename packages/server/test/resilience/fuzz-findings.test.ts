@@ -130,7 +130,7 @@ describe.each(DATABASES)("fuzz findings: deep JSON values ($name)", (database) =
       headers: { "content-type": "application/json" },
     });
     expect(balanced.status).toBe(400);
-    expect(balanced.body).toEqual({ success: false, error: "body: Invalid input: expected object, received array" });
+    expect(balanced.body).toEqual({ success: false, error: "body: must be an object, not an array" });
     // The same depth inside the one free-form field is refused by its bound, not by a stack overflow.
     const inside = await t.request("POST", "/api/v2/prompts", {
       key: t.key,

@@ -72,11 +72,11 @@ describe("webhook addresses", () => {
       { all: true },
     );
     expect(mixed.error?.message).toBe(
-      "refused: hooks.example.com resolves to 127.0.0.1, a loopback address; set PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE=true to allow private networks",
+      "refused: hooks.example.com: address not allowed; set PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE=true to allow private networks",
     );
     const mapped = await lookup([{ address: "::ffff:169.254.169.254", family: 6 }], false);
     expect(mapped.error?.message).toBe(
-      "refused: hooks.example.com resolves to ::ffff:169.254.169.254, an IPv4-mapped address of a link-local address; set PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE=true to allow private networks",
+      "refused: hooks.example.com: address not allowed; set PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE=true to allow private networks",
     );
     const public4 = await lookup([{ address: "93.184.216.34", family: 4 }], false);
     expect(public4).toEqual({ error: null, address: "93.184.216.34", family: 4 });
@@ -111,7 +111,7 @@ describe("webhook addresses", () => {
       ok: false,
       status: null,
       error:
-        "refused: rebind.example.com resolves to 127.0.0.1, a loopback address; set PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE=true to allow private networks",
+        "refused: rebind.example.com: address not allowed; set PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE=true to allow private networks",
       refused: true,
     });
     const literal = await sendWebhook(

@@ -382,10 +382,8 @@ describe.each(DATABASES)("webhooks to private addresses, not allowed ($name)", (
       (list) => list[0]?.status === "failed",
     );
     expect(refused).toMatchObject({ status: "failed", attempts: 1, last_response_code: null, next_attempt_at: null });
-    expect([
-      `refused: localhost resolves to 127.0.0.1, a loopback address; ${HINT}`,
-      `refused: localhost resolves to ::1, a loopback address; ${HINT}`,
-    ]).toContain(refused.last_error);
+    // What the name resolves to is the server's network: not said.
+    expect(refused.last_error).toBe(`refused: localhost: address not allowed; ${HINT}`);
     expect(hook.requests).toEqual([]);
     // A literal is refused when it is written.
     const literal = await t.request("POST", "/api/v2/webhooks", {

@@ -132,7 +132,7 @@ export function ConnectionDialog({
         <Field
           label="Base URL"
           error={errorFor(errors, "base_url")}
-          hint="An OpenAI-compatible API: OpenAI, Azure OpenAI, OpenRouter, Groq, Together, vLLM, Ollama, LM Studio."
+          hint="An OpenAI-compatible API: OpenAI, Azure OpenAI, OpenRouter, Groq, Together, vLLM, Ollama, LM Studio. A server on this machine or its network (Ollama at http://127.0.0.1:11434/v1) is refused unless the server is started with PROMPTSTORE_MODEL_ALLOW_PRIVATE=true."
         >
           {(control) => (
             <input

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { connectionsQuery, type ModelConnection, useRemoveConnection } from "../../api/connection-queries";
+import { CopyButton } from "../../ui/CopyButton";
 import { ConfirmDialog } from "../../ui/Dialog";
 import { EmptyState, ErrorState, errorText, Loading } from "../../ui/States";
 import { TimeAgo } from "../../ui/TimeAgo";
@@ -59,7 +60,14 @@ export function ModelConnections({
           <tbody>
             {list.data.connections.map((c) => (
               <tr key={c.id}>
-                <td className="cell-primary">{c.name}</td>
+                <td className="cell-primary">
+                  <span className="connection-name">{c.name}</span>
+                  {/* The id is what the API, the CLI and a run's `connection` take. */}
+                  <span className="connection-id">
+                    <code className="mono subtle">{c.id}</code>
+                    <CopyButton text={c.id} label="Copy id" name={`Copy id of ${c.name}`} small />
+                  </span>
+                </td>
                 <td data-label="Base URL">
                   <span className="mono connection-url">{c.base_url}</span>
                 </td>
@@ -122,6 +130,7 @@ export function ModelConnections({
           <h2 id="connections-heading">Model connections</h2>
           <p>
             Where the playground of {projectName} runs prompts. Keys are encrypted on the server and never shown again.
+            A run through the API names its connection by the id shown under the name.
           </p>
         </div>
         {canManage ? (

@@ -18,14 +18,16 @@ import { callerOf } from "../auth.js";
 import { sendCachedRead } from "../cached-read.js";
 import { envelopeAround, sendPagesAsJson } from "../chunked-json.js";
 import { ok } from "../envelope.js";
-import type { Metrics } from "../metrics.js";
+import type { Metrics, ReadKind } from "../metrics.js";
 import { PRODUCTION_READ, type ReadCache } from "../read-cache.js";
 import { v2ReadJson } from "../read-json.js";
 import { parseInput } from "../validate.js";
 import { labelParam, promptIdParam } from "./params.js";
 
 /** What resolved a read, as the metrics count it: a pointer, the label's name, or `version` (a hash). */
-const readKind = (version: string): string => (version === "latest" || isLabelRef(version) ? version : "version");
+/** What resolved a read, as /metrics counts it: never a label's own name, which is a tenant's word. */
+const readKind = (version: string): ReadKind =>
+  version === "latest" || version === "production" ? version : isLabelRef(version) ? "label" : "version";
 
 /** What the schema would accept anyway, checked without it: printable ASCII within the limits. */
 const PLAIN_ASSIGN = new RegExp(`^[\\x20-\\x7e]{0,${ASSIGN_MAX_LENGTH}}$`);

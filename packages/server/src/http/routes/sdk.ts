@@ -25,7 +25,8 @@ function readBuilt(dir: string): BuiltClient[] {
   return clients.filter((client) => existsSync(join(dir, client.file)));
 }
 
-const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+/** The request's own scheme and host (its `Host` header), when no public URL is configured. */
+const requestOrigin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
 const installCommand = (client: BuiltClient, url: string) =>
   client.language === "python" ? `pip install ${url}` : `npm install ${url}`;
@@ -33,9 +34,11 @@ const installCommand = (client: BuiltClient, url: string) =>
 /**
  * The server hands out its own clients (`GET /sdk/`, no key): a self-hosted service needs no package registry
  * for applications to read from it. The listing is indented JSON with the install command for this server's
- * own address; the files are served as built, read once at start-up.
+ * own address (PROMPTSTORE_PUBLIC_URL when set); the files are served as built, read once at start-up.
  */
-export function registerSdkRoutes(app: FastifyInstance, dir = SDK_DIR): void {
+export function registerSdkRoutes(app: FastifyInstance, dir = SDK_DIR, publicUrl?: string): void {
+  // A configured public URL wins over the Host header, which any client may set to anything.
+  const origin = (request: FastifyRequest) => publicUrl ?? requestOrigin(request);
   const built = readBuilt(dir);
   const files = new Map<string, { body: Buffer; type: string }>();
   for (const client of built) {

@@ -13,6 +13,7 @@ import * as m011 from "./011-model-settings.js";
 import * as m015 from "./015-invitations-sealed-secrets.js";
 import * as m016 from "./016-playground.js";
 import * as m017 from "./017-imported-results.js";
+import * as m018 from "./018-section-title-length.js";
 import * as m020 from "./020-oauth.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
@@ -33,6 +34,7 @@ export const migrationProvider: MigrationProvider = {
       "015-invitations-sealed-secrets": m015,
       "016-playground": m016,
       "017-imported-results": m017,
+      "018-section-title-length": m018,
       "020-oauth": m020,
     };
   },
