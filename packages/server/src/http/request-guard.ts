@@ -62,7 +62,12 @@ export function guardRoutes(app: FastifyInstance, deps: GuardDeps): void {
     v2Auth.call(this, request, reply, (error?: Error) => {
       if (error instanceof AppError && error.status === 401) {
         if (token !== undefined) return void withToken(token);
-        deps.bearer.challenge(request, reply);
+        try {
+          deps.bearer.challenge(request, reply);
+        } catch (failure) {
+          // Never left unanswered: a challenge that cannot be written is the server's fault, answered as one.
+          return done(failure as Error);
+        }
       }
       done(error);
     });

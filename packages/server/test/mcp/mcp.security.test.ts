@@ -42,6 +42,21 @@ describe.each(DATABASES)("MCP security and HTTP behaviour ($name)", (database) =
     expect((await post({}, { not: "jsonrpc" })).status).toBe(401);
   });
 
+  it("401 with a challenge even when the Host header makes no URL (the fuzz found it hanging)", async () => {
+    for (const host of ["x:1:2", "["]) {
+      const res = await t.app.server.inject({
+        method: "POST",
+        url: "/api/v2/mcp",
+        headers: { host, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        payload: JSON.stringify(INITIALIZE),
+      });
+      expect(res.statusCode, host).toBe(401);
+      expect(res.headers["www-authenticate"], host).toBe(
+        `Bearer resource_metadata="http://${host}/.well-known/oauth-protected-resource/api/v2/mcp"`,
+      );
+    }
+  });
+
   it("405 for GET and DELETE", async () => {
     for (const method of ["GET", "DELETE"]) {
       const res = await fetch(`${url}/api/v2/mcp`, { method, headers: { "x-api-key": t.key } });

@@ -26,7 +26,14 @@ export function siteOf(request: FastifyRequest, publicUrl: string | undefined): 
   return { issuer: base, resource: `${base}${MCP_PATH}` };
 }
 
-/** Where the MCP endpoint's protected resource metadata is (RFC 9728 3.1: the path form). */
+/**
+ * Where the MCP endpoint's protected resource metadata is (RFC 9728 3.1: the path form). A Host header no URL
+ * can be made of (`x:1:2`) still gets an answer: the issuer as given, the well-known path after it.
+ */
 export function resourceMetadataUrl(site: Site): string {
-  return getOAuthProtectedResourceMetadataUrl(new URL(site.resource));
+  try {
+    return getOAuthProtectedResourceMetadataUrl(new URL(site.resource));
+  } catch {
+    return `${site.issuer}${PROTECTED_RESOURCE_PATH}${MCP_PATH}`;
+  }
 }
