@@ -115,7 +115,7 @@ export const router = createBrowserRouter([
                         index: true,
                         lazy: screen(
                           () => import("../editor/Editor"),
-                          () => import("../editor/CodeEditor"),
+                          () => import("../editor/code/CodeEditor"),
                           () => import("../playground/Playground"),
                         ),
                         loader: prefetchEditor,

@@ -1,5 +1,5 @@
 import { errorWithin, type FieldError } from "../api/errors";
-import { LazyCodeEditor } from "./LazyCodeEditor";
+import { LazyCodeEditor } from "./code/LazyCodeEditor";
 import type { ModelCheck } from "./model-settings";
 
 /** The version's model settings as JSON, checked as they are typed; empty for none. */

@@ -1,7 +1,7 @@
 import type { KeyboardEvent } from "react";
 import type { DraftSection } from "../forms/sections";
 import { Field } from "../ui/Field";
-import { LazyCodeEditor } from "./LazyCodeEditor";
+import { LazyCodeEditor } from "./code/LazyCodeEditor";
 
 interface SectionEditorProps {
   section: DraftSection;

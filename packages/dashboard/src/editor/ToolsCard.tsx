@@ -1,5 +1,5 @@
 import { errorWithin, type FieldError } from "../api/errors";
-import { LazyCodeEditor } from "./LazyCodeEditor";
+import { LazyCodeEditor } from "./code/LazyCodeEditor";
 import type { checkTools } from "./tools";
 
 /** The version's tools as JSON, checked as they are typed. */

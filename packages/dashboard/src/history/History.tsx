@@ -20,6 +20,7 @@ import { LazyDiffView } from "./LazyDiffView";
 import { PublishDialog } from "./PublishDialog";
 import { publishKind, type Version } from "./versions";
 import "./history.css";
+import { ActionsHeader } from "../ui/SettingsTable";
 
 /** The parts this screen shows at once, fetched by the router with its code. */
 export const preload = () => LazyDiffView.preload();
@@ -137,11 +138,7 @@ export default function History() {
                 <th scope="col">Message</th>
                 <th scope="col">Saved</th>
                 <th scope="col">By</th>
-                {showActions ? (
-                  <th scope="col" className="cell-actions">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                ) : null}
+                {showActions ? <ActionsHeader /> : null}
               </tr>
             </thead>
             <tbody>

@@ -5,6 +5,7 @@ import type { LabelSetting } from "../api/release-queries";
 import { shortHash } from "../ui/format";
 import { LabelBadge } from "../ui/LabelBadge";
 import { labelEntries } from "../ui/labels";
+import { ActionsHeader } from "../ui/SettingsTable";
 import type { LabelAction } from "./LabelDialog";
 
 interface LabelsCardProps {
@@ -58,11 +59,7 @@ export function LabelsCard({
                 <th scope="col">Label</th>
                 <th scope="col">Version</th>
                 <th scope="col">Rollout</th>
-                {canPublish ? (
-                  <th scope="col" className="cell-actions">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                ) : null}
+                {canPublish ? <ActionsHeader /> : null}
               </tr>
             </thead>
             <tbody>

@@ -1,15 +1,14 @@
 import { type InvitationView, inviteBody, ROLES, type Role } from "@promptstore/core/dashboard";
 import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, useState } from "react";
-import { isApiError } from "../api/client";
+import { type FormEvent, useState } from "react";
 import { errorFor, type FieldError, unplacedErrors } from "../api/errors";
 import { invitationsQuery, useInvite, useRevokeInvitation } from "../api/invitation-queries";
 import { validate } from "../forms/validate";
 import { CopyButton } from "../ui/CopyButton";
-import { ConfirmDialog } from "../ui/Dialog";
-import { Field, FormAlert } from "../ui/Field";
+import { BusyButton, Field, FormAlert, Options, TextField } from "../ui/Field";
 import { SecretField } from "../ui/Secret";
-import { ErrorState, errorText, Loading } from "../ui/States";
+import { type Column, RemoveDialog, SettingsTable, useRemoval } from "../ui/SettingsTable";
+import { fieldErrorOf } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
 import { ROLE_HELP } from "./roles";
 
@@ -24,65 +23,7 @@ const STATUS_BADGE: Record<InvitationView["status"], string> = {
 /** Owners invite people, see their invitations' fate, and revoke pending ones. Nobody joins without accepting. */
 export function Invitations({ orgId }: { orgId: string }) {
   const list = useQuery(invitationsQuery(orgId));
-  const revoke = useRevokeInvitation(orgId);
-  const [revoking, setRevoking] = useState<InvitationView | null>(null);
-
-  let body: ReactNode;
-  if (list.isPending) body = <Loading label="Loading the invitations…" />;
-  else if (list.isError) body = <ErrorState error={list.error} onRetry={() => list.refetch()} />;
-  else if (list.data.invitations.length === 0) body = <p className="subtle invitations-empty">No invitations yet.</p>;
-  else {
-    body = (
-      <div className="table-wrap">
-        <table className="table table-stack">
-          <caption className="visually-hidden">Invitations</caption>
-          <thead>
-            <tr>
-              <th scope="col">Invited</th>
-              <th scope="col">Role</th>
-              <th scope="col">Status</th>
-              <th scope="col">Sent</th>
-              <th scope="col" className="cell-actions">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.invitations.map((invitation) => (
-              <tr key={invitation.id}>
-                <td className="cell-primary">{invitation.email}</td>
-                <td data-label="Role">{invitation.role}</td>
-                <td data-label="Status">
-                  <span className={STATUS_BADGE[invitation.status]}>{invitation.status}</span>
-                  {invitation.status === "pending" ? (
-                    <span className="small subtle"> until {new Date(invitation.expires_at).toLocaleDateString()}</span>
-                  ) : null}
-                </td>
-                <td data-label="Sent">
-                  <TimeAgo iso={invitation.created_at} />
-                </td>
-                <td className="cell-actions">
-                  {invitation.status === "pending" ? (
-                    <button
-                      type="button"
-                      className="button button-small"
-                      aria-label={`Revoke the invitation of ${invitation.email}`}
-                      onClick={() => {
-                        revoke.reset();
-                        setRevoking(invitation);
-                      }}
-                    >
-                      Revoke
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    );
-  }
+  const revoking = useRemoval(useRevokeInvitation(orgId), (invitation: InvitationView) => invitation.id);
 
   return (
     <div className="invitations">
@@ -94,23 +35,53 @@ export function Invitations({ orgId }: { orgId: string }) {
         </p>
       </div>
       <InviteForm orgId={orgId} />
-      {body}
-      {revoking ? (
-        <ConfirmDialog
-          title={`Revoke the invitation of ${revoking.email}?`}
-          confirmLabel="Revoke"
-          danger
-          pending={revoke.isPending}
-          error={revoke.isError ? errorText(revoke.error) : null}
-          onClose={() => setRevoking(null)}
-          onConfirm={() => revoke.mutate(revoking.id, { onSuccess: () => setRevoking(null) })}
-        >
-          <p>Its link stops working at once. You can invite {revoking.email} again later.</p>
-        </ConfirmDialog>
-      ) : null}
+      <SettingsTable
+        query={list}
+        rows={list.data?.invitations ?? []}
+        rowKey={(invitation) => invitation.id}
+        loading="Loading the invitations…"
+        empty={<p className="subtle invitations-empty">No invitations yet.</p>}
+        caption="Invitations"
+        columns={COLUMNS}
+        actions={(invitation) =>
+          invitation.status === "pending"
+            ? [
+                {
+                  label: "Revoke",
+                  name: `Revoke the invitation of ${invitation.email}`,
+                  onClick: () => revoking.ask(invitation),
+                },
+              ]
+            : []
+        }
+      />
+      <RemoveDialog
+        removal={revoking}
+        title={(invitation) => `Revoke the invitation of ${invitation.email}?`}
+        confirmLabel="Revoke"
+      >
+        {(invitation) => <p>Its link stops working at once. You can invite {invitation.email} again later.</p>}
+      </RemoveDialog>
     </div>
   );
 }
+
+const COLUMNS: Column<InvitationView>[] = [
+  { header: "Invited", cell: (invitation) => invitation.email },
+  { header: "Role", cell: (invitation) => invitation.role },
+  {
+    header: "Status",
+    cell: (invitation) => (
+      <>
+        <span className={STATUS_BADGE[invitation.status]}>{invitation.status}</span>
+        {invitation.status === "pending" ? (
+          <span className="small subtle"> until {new Date(invitation.expires_at).toLocaleDateString()}</span>
+        ) : null}
+      </>
+    ),
+  },
+  { header: "Sent", cell: (invitation) => <TimeAgo iso={invitation.created_at} /> },
+];
 
 function InviteForm({ orgId }: { orgId: string }) {
   const invite = useInvite(orgId);
@@ -133,12 +104,7 @@ function InviteForm({ orgId }: { orgId: string }) {
         setSent({ email: created.email, role: created.role, link: `${window.location.origin}${created.link}` });
         setEmail("");
       },
-      onError: (error) =>
-        setErrors([
-          isApiError(error)
-            ? { field: error.field, message: error.detail }
-            : { field: null, message: errorText(error) },
-        ]),
+      onError: (error) => setErrors([fieldErrorOf(error)]),
     });
   };
 
@@ -147,37 +113,24 @@ function InviteForm({ orgId }: { orgId: string }) {
       <form className="add-member-form" onSubmit={submit} noValidate aria-label="Invite someone">
         <FormAlert messages={unplacedErrors(errors, (f) => FIELDS.has(f))} />
         <div className="add-member-fields">
-          <Field label="E-mail" error={errorFor(errors, "email")} className="add-member-email">
-            {(control) => (
-              <input
-                {...control}
-                className="input"
-                type="email"
-                autoComplete="off"
-                value={email}
-                onChange={(e) => setEmail(e.target.value)}
-              />
-            )}
-          </Field>
+          <TextField
+            label="E-mail"
+            error={errorFor(errors, "email")}
+            className="add-member-email"
+            type="email"
+            value={email}
+            onChange={setEmail}
+          />
           <Field label="Role" error={errorFor(errors, "role")} hint={ROLE_HELP[role]}>
             {(control) => (
               <select {...control} className="select" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-                {ROLES.map((r) => (
-                  <option key={r} value={r}>
-                    {r}
-                  </option>
-                ))}
+                <Options values={ROLES} />
               </select>
             )}
           </Field>
-          <button
-            type="submit"
-            className="button button-primary add-member-submit"
-            disabled={invite.isPending}
-            aria-busy={invite.isPending || undefined}
-          >
+          <BusyButton type="submit" className="button button-primary add-member-submit" busy={invite.isPending}>
             Invite
-          </button>
+          </BusyButton>
         </div>
       </form>
       {sent ? (

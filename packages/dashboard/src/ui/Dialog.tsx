@@ -1,4 +1,7 @@
-import { type ReactNode, useId, useLayoutEffect, useRef } from "react";
+import { type FormEvent, type ReactNode, useId, useLayoutEffect, useRef } from "react";
+import { type FieldError, unplacedErrors } from "../api/errors";
+import { useRevealErrors } from "../forms/useRevealErrors";
+import { BusyButton, FormAlert } from "./Field";
 
 interface DialogProps {
   title: string;
@@ -83,16 +86,78 @@ export function ConfirmDialog({
         <button type="button" className="button" onClick={onClose} data-autofocus>
           {cancelLabel}
         </button>
-        <button
+        <BusyButton
           type="button"
           className={danger ? "button button-danger" : "button button-primary"}
+          busy={pending ?? false}
           onClick={onConfirm}
-          disabled={pending}
-          aria-busy={pending || undefined}
         >
           {confirmLabel}
-        </button>
+        </BusyButton>
       </div>
+    </Dialog>
+  );
+}
+
+interface FormDialogProps {
+  title: string;
+  /** The form's accessible name. */
+  name: string;
+  /** A class beside `form`. */
+  className?: string;
+  errors: readonly FieldError[];
+  /** Whether the form shows a field's error beside its input; the others are listed at the top. */
+  shows: (field: string) => boolean;
+  submitLabel: string;
+  pending: boolean;
+  /** The form was submitted (the browser's own submission is prevented). */
+  onSubmit: () => void;
+  onClose: () => void;
+  children: ReactNode;
+}
+
+/**
+ * A dialog that creates or changes one thing: its fields, the errors no field shows above them, Cancel and
+ * the submit button. After a failed submit the first problem is brought into view.
+ */
+export function FormDialog({
+  title,
+  name,
+  className,
+  errors,
+  shows,
+  submitLabel,
+  pending,
+  onSubmit,
+  onClose,
+  children,
+}: FormDialogProps) {
+  const form = useRef<HTMLFormElement>(null);
+  useRevealErrors(form, errors);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onSubmit();
+  };
+  return (
+    <Dialog title={title} onClose={onClose}>
+      <form
+        ref={form}
+        className={className ? `form ${className}` : "form"}
+        onSubmit={submit}
+        noValidate
+        aria-label={name}
+      >
+        <FormAlert messages={unplacedErrors(errors, shows)} />
+        {children}
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <BusyButton type="submit" busy={pending}>
+            {submitLabel}
+          </BusyButton>
+        </div>
+      </form>
     </Dialog>
   );
 }

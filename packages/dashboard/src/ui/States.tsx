@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { isApiError } from "../api/client";
+import type { FieldError } from "../api/errors";
 
 export function Loading({ label = "Loading…" }: { label?: string }) {
   return (
@@ -14,6 +15,11 @@ export function errorText(error: unknown): string {
   if (isApiError(error)) return error.message;
   if (error instanceof Error) return error.message;
   return "Something went wrong.";
+}
+
+/** A failed request as a form's error: placed at the field the server named, if it named one. */
+export function fieldErrorOf(error: unknown): FieldError {
+  return isApiError(error) ? { field: error.field, message: error.detail } : { field: null, message: errorText(error) };
 }
 
 interface ErrorStateProps {

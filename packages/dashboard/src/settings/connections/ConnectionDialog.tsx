@@ -1,16 +1,14 @@
-import { type FormEvent, useRef, useState } from "react";
-import { isApiError } from "../../api/client";
+import { useState } from "react";
 import {
   type ModelConnection,
   type UpdateConnectionBody,
   useAddConnection,
   useUpdateConnection,
 } from "../../api/connection-queries";
-import { errorFor, type FieldError, unplacedErrors } from "../../api/errors";
-import { useRevealErrors } from "../../forms/useRevealErrors";
-import { Dialog } from "../../ui/Dialog";
-import { Field, FormAlert } from "../../ui/Field";
-import { errorText } from "../../ui/States";
+import { errorFor, type FieldError } from "../../api/errors";
+import { FormDialog } from "../../ui/Dialog";
+import { Field, TextField } from "../../ui/Field";
+import { fieldErrorOf } from "../../ui/States";
 
 const FORM_FIELDS = new Set(["name", "base_url", "api_key", "models"]);
 
@@ -72,11 +70,8 @@ export function ConnectionDialog({
   const [removeKey, setRemoveKey] = useState(false);
   const [models, setModels] = useState(editing?.models.join(", ") ?? "");
   const [errors, setErrors] = useState<FieldError[]>([]);
-  const form = useRef<HTMLFormElement>(null);
-  useRevealErrors(form, errors);
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     const problems: FieldError[] = [];
     if (name.trim() === "") problems.push({ field: "name", message: "is required" });
     if (baseUrl.trim() === "") problems.push({ field: "base_url", message: "is required" });
@@ -88,12 +83,7 @@ export function ConnectionDialog({
         setApiKey("");
         onClose();
       },
-      onError: (error: unknown) =>
-        setErrors([
-          isApiError(error)
-            ? { field: error.field, message: error.detail }
-            : { field: null, message: errorText(error) },
-        ]),
+      onError: (error: unknown) => setErrors([fieldErrorOf(error)]),
     };
     if (editing) {
       const body = changesOf(editing, { name: name.trim(), baseUrl: baseUrl.trim(), models: list, apiKey, removeKey });
@@ -114,98 +104,76 @@ export function ConnectionDialog({
   };
 
   return (
-    <Dialog title={editing ? `Edit ${editing.name}` : "Add a model connection"} onClose={onClose}>
-      <form ref={form} className="form" onSubmit={submit} noValidate aria-label="Model connection">
-        <FormAlert messages={unplacedErrors(errors, (f) => FORM_FIELDS.has(f) || f.startsWith("models"))} />
-        <Field label="Name" error={errorFor(errors, "name")} hint="How the playground lists it, e.g. OpenAI.">
-          {(control) => (
-            <input
-              {...control}
-              className="input"
-              autoComplete="off"
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              data-autofocus
-            />
-          )}
-        </Field>
-        <Field
-          label="Base URL"
-          error={errorFor(errors, "base_url")}
-          hint="An OpenAI-compatible API: OpenAI, Azure OpenAI, OpenRouter, Groq, Together, vLLM, Ollama, LM Studio. A server on this machine or its network (Ollama at http://127.0.0.1:11434/v1) is refused unless the server is started with PROMPTSTORE_MODEL_ALLOW_PRIVATE=true."
-        >
-          {(control) => (
-            <input
-              {...control}
-              className="input mono"
-              type="url"
-              inputMode="url"
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="https://api.openai.com/v1"
-              value={baseUrl}
-              onChange={(e) => setBaseUrl(e.target.value)}
-            />
-          )}
-        </Field>
-        <Field
-          label={editing?.has_key ? "New API key" : "API key"}
-          optional
-          error={errorFor(errors, "api_key")}
-          hint={
-            editing?.has_key && originChanged(editing.base_url, baseUrl)
-              ? "The base URL moves to another host: the stored key stays with the old one. Type the key for the new address, or remove the stored key."
-              : editing?.has_key
-                ? "A key is stored, encrypted; it is never shown. Leave this empty to keep it, or type one to replace it."
-                : "Kept encrypted on the server and never shown again, to anyone. Local servers may need none."
-          }
-        >
-          {(control) => (
-            <input
-              {...control}
-              className="input mono"
-              type="password"
-              autoComplete="new-password"
-              spellCheck={false}
-              value={apiKey}
-              disabled={removeKey}
-              onChange={(e) => setApiKey(e.target.value)}
-            />
-          )}
-        </Field>
-        {editing?.has_key ? (
-          <label className="checkbox">
-            <input type="checkbox" checked={removeKey} onChange={(e) => setRemoveKey(e.target.checked)} />
-            Remove the stored key (for a local server that needs none)
-          </label>
-        ) : null}
-        <Field
-          label="Models"
-          optional
-          error={errors.find((e) => e.field?.startsWith("models"))?.message}
-          hint="The models offered in the playground, separated by commas or one per line."
-        >
-          {(control) => (
-            <textarea
-              {...control}
-              className="textarea mono"
-              rows={2}
-              spellCheck={false}
-              placeholder="gpt-4o-mini, gpt-4o"
-              value={models}
-              onChange={(e) => setModels(e.target.value)}
-            />
-          )}
-        </Field>
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button button-primary" disabled={pending} aria-busy={pending || undefined}>
-            {editing ? "Save changes" : "Add connection"}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={editing ? `Edit ${editing.name}` : "Add a model connection"}
+      name="Model connection"
+      errors={errors}
+      shows={(f) => FORM_FIELDS.has(f) || f.startsWith("models")}
+      submitLabel={editing ? "Save changes" : "Add connection"}
+      pending={pending}
+      onSubmit={submit}
+      onClose={onClose}
+    >
+      <TextField
+        label="Name"
+        error={errorFor(errors, "name")}
+        hint="How the playground lists it, e.g. OpenAI."
+        value={name}
+        onChange={setName}
+        data-autofocus
+      />
+      <TextField
+        label="Base URL"
+        error={errorFor(errors, "base_url")}
+        hint="An OpenAI-compatible API: OpenAI, Azure OpenAI, OpenRouter, Groq, Together, vLLM, Ollama, LM Studio. A server on this machine or its network (Ollama at http://127.0.0.1:11434/v1) is refused unless the server is started with PROMPTSTORE_MODEL_ALLOW_PRIVATE=true."
+        type="url"
+        placeholder="https://api.openai.com/v1"
+        value={baseUrl}
+        onChange={setBaseUrl}
+      />
+      <TextField
+        label={editing?.has_key ? "New API key" : "API key"}
+        optional
+        error={errorFor(errors, "api_key")}
+        hint={
+          editing?.has_key && originChanged(editing.base_url, baseUrl)
+            ? "The base URL moves to another host: the stored key stays with the old one. Type the key for the new address, or remove the stored key."
+            : editing?.has_key
+              ? "A key is stored, encrypted; it is never shown. Leave this empty to keep it, or type one to replace it."
+              : "Kept encrypted on the server and never shown again, to anyone. Local servers may need none."
+        }
+        mono
+        type="password"
+        autoComplete="new-password"
+        spellCheck={false}
+        value={apiKey}
+        disabled={removeKey}
+        onChange={setApiKey}
+      />
+      {editing?.has_key ? (
+        <label className="checkbox">
+          <input type="checkbox" checked={removeKey} onChange={(e) => setRemoveKey(e.target.checked)} />
+          Remove the stored key (for a local server that needs none)
+        </label>
+      ) : null}
+      <Field
+        label="Models"
+        optional
+        error={errors.find((e) => e.field?.startsWith("models"))?.message}
+        hint="The models offered in the playground, separated by commas or one per line."
+      >
+        {(control) => (
+          <textarea
+            {...control}
+            className="textarea mono"
+            rows={2}
+            spellCheck={false}
+            placeholder="gpt-4o-mini, gpt-4o"
+            value={models}
+            onChange={(e) => setModels(e.target.value)}
+          />
+        )}
+      </Field>
+    </FormDialog>
   );
 }

@@ -1,11 +1,11 @@
 import { EVENT_TYPES } from "@promptstore/core/events";
 import { WEBHOOK_LIMITS, type WebhookView } from "@promptstore/core/webhooks";
 import { useQuery } from "@tanstack/react-query";
-import { type ReactNode, useState } from "react";
+import { useState } from "react";
 import { useRemoveWebhook, webhooksQuery } from "../../api/webhook-queries";
-import { ConfirmDialog } from "../../ui/Dialog";
 import { ShownOnceDialog } from "../../ui/Secret";
-import { EmptyState, ErrorState, errorText, Loading } from "../../ui/States";
+import { type Column, RemoveDialog, SettingsCard, SettingsTable, useRemoval } from "../../ui/SettingsTable";
+import { EmptyState } from "../../ui/States";
 import { TimeAgo } from "../../ui/TimeAgo";
 import { DeliveriesDialog } from "./DeliveriesDialog";
 import { EndpointDialog } from "./EndpointDialog";
@@ -15,124 +15,24 @@ import "./webhooks.css";
 /** A project's webhook endpoints: list, add, change, remove, and each one's recent deliveries. */
 export function Webhooks({ projectId, projectName }: { projectId: string; projectName: string }) {
   const list = useQuery(webhooksQuery(projectId));
-  const remove = useRemoveWebhook(projectId);
+  const removing = useRemoval(useRemoveWebhook(projectId), (hook: WebhookView) => hook.id);
   const [editing, setEditing] = useState<WebhookView | "new" | null>(null);
-  const [removing, setRemoving] = useState<WebhookView | null>(null);
   const [watching, setWatching] = useState<WebhookView | null>(null);
   const [secret, setSecret] = useState<Secret | null>(null);
   const count = list.data?.webhooks.length ?? 0;
   const full = count >= WEBHOOK_LIMITS.endpointsPerProject;
 
-  let body: ReactNode;
-  if (list.isPending) body = <Loading label="Loading the webhooks…" />;
-  else if (list.isError) body = <ErrorState error={list.error} onRetry={() => list.refetch()} />;
-  else if (list.data.webhooks.length === 0) {
-    body = (
-      <EmptyState title="No webhooks yet" level={3}>
-        <p>
-          Add an endpoint and Promptstore POSTs to it whenever a prompt is created, saved or published, signed so your
-          server can check that the request came from here. Failed deliveries are retried for 24 hours.
-        </p>
-      </EmptyState>
-    );
-  } else {
-    body = (
-      <div className="table-wrap">
-        <table className="table table-stack webhook-table">
-          <thead>
-            <tr>
-              <th scope="col">Endpoint</th>
-              <th scope="col">Events</th>
-              <th scope="col">Status</th>
-              <th scope="col">Added</th>
-              <th scope="col" className="cell-actions">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.webhooks.map((hook) => (
-              <tr key={hook.id}>
-                <td className="cell-primary">
-                  <span className="webhook-url">{hook.url}</span>
-                  {hook.description ? <span className="webhook-description">{hook.description}</span> : null}
-                </td>
-                <td data-label="Events">
-                  <span className="webhook-events">
-                    {EVENT_TYPES.filter((type) => hook.events.includes(type)).map((type) => (
-                      <span key={type} className="badge badge-outline">
-                        {label(type)}
-                      </span>
-                    ))}
-                  </span>
-                </td>
-                <td data-label="Status">
-                  {hook.enabled ? (
-                    <span className="badge badge-production">enabled</span>
-                  ) : (
-                    <span className="badge">disabled</span>
-                  )}
-                  {hook.secret_needs_rotation ? (
-                    <span className="webhook-needs-rotation">
-                      <span className="badge badge-warning">secret needs rotating</span>
-                      <span className="webhook-needs-rotation-hint">
-                        This server's key cannot open it. Rotate it under Edit, then give the receiver the new one.
-                      </span>
-                    </span>
-                  ) : null}
-                </td>
-                <td data-label="Added">
-                  <TimeAgo iso={hook.created_at} />
-                </td>
-                <td className="cell-actions">
-                  <span className="row-actions">
-                    <button
-                      type="button"
-                      className="button button-small"
-                      onClick={() => setWatching(hook)}
-                      aria-label={`Deliveries to ${hook.url}`}
-                    >
-                      Deliveries
-                    </button>
-                    <button
-                      type="button"
-                      className="button button-small"
-                      onClick={() => setEditing(hook)}
-                      aria-label={`Edit ${hook.url}`}
-                    >
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      className="button button-small"
-                      onClick={() => {
-                        remove.reset();
-                        setRemoving(hook);
-                      }}
-                      aria-label={`Remove ${hook.url}`}
-                    >
-                      Remove
-                    </button>
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    );
-  }
-
   return (
-    <section className="card" aria-labelledby="webhooks-heading">
-      <div className="card-header">
-        <div>
-          <h2 id="webhooks-heading">Webhooks</h2>
-          <p>
-            Signed POSTs to your endpoints when a prompt of {projectName} is created, saved or published.
-            {list.data ? ` ${count} of ${WEBHOOK_LIMITS.endpointsPerProject} endpoints.` : ""}
-          </p>
-        </div>
+    <SettingsCard
+      id="webhooks-heading"
+      title="Webhooks"
+      intro={
+        <>
+          Signed POSTs to your endpoints when a prompt of {projectName} is created, saved or published.
+          {list.data ? ` ${count} of ${WEBHOOK_LIMITS.endpointsPerProject} endpoints.` : ""}
+        </>
+      }
+      action={
         <button
           type="button"
           className="button button-primary"
@@ -142,8 +42,29 @@ export function Webhooks({ projectId, projectName }: { projectId: string; projec
         >
           Add endpoint
         </button>
-      </div>
-      {body}
+      }
+    >
+      <SettingsTable
+        query={list}
+        rows={list.data?.webhooks ?? []}
+        rowKey={(hook) => hook.id}
+        loading="Loading the webhooks…"
+        empty={
+          <EmptyState title="No webhooks yet" level={3}>
+            <p>
+              Add an endpoint and Promptstore POSTs to it whenever a prompt is created, saved or published, signed so
+              your server can check that the request came from here. Failed deliveries are retried for 24 hours.
+            </p>
+          </EmptyState>
+        }
+        className="webhook-table"
+        columns={COLUMNS}
+        actions={(hook) => [
+          { label: "Deliveries", name: `Deliveries to ${hook.url}`, onClick: () => setWatching(hook) },
+          { label: "Edit", name: `Edit ${hook.url}`, onClick: () => setEditing(hook) },
+          { label: "Remove", name: `Remove ${hook.url}`, onClick: () => removing.ask(hook) },
+        ]}
+      />
 
       {editing ? (
         <EndpointDialog
@@ -176,22 +97,59 @@ export function Webhooks({ projectId, projectName }: { projectId: string; projec
         <DeliveriesDialog projectId={projectId} endpoint={watching} onClose={() => setWatching(null)} />
       ) : null}
 
-      {removing ? (
-        <ConfirmDialog
-          title="Remove this endpoint?"
-          confirmLabel="Remove"
-          danger
-          pending={remove.isPending}
-          error={remove.isError ? errorText(remove.error) : null}
-          onClose={() => setRemoving(null)}
-          onConfirm={() => remove.mutate(removing.id, { onSuccess: () => setRemoving(null) })}
-        >
+      <RemoveDialog removal={removing} title={() => "Remove this endpoint?"}>
+        {(hook) => (
           <p>
-            <span className="webhook-url">{removing.url}</span> gets no more events, and its deliveries still waiting
-            are dropped. This cannot be undone.
+            <span className="webhook-url">{hook.url}</span> gets no more events, and its deliveries still waiting are
+            dropped. This cannot be undone.
           </p>
-        </ConfirmDialog>
-      ) : null}
-    </section>
+        )}
+      </RemoveDialog>
+    </SettingsCard>
   );
 }
+
+const COLUMNS: Column<WebhookView>[] = [
+  {
+    header: "Endpoint",
+    cell: (hook) => (
+      <>
+        <span className="webhook-url">{hook.url}</span>
+        {hook.description ? <span className="webhook-description">{hook.description}</span> : null}
+      </>
+    ),
+  },
+  {
+    header: "Events",
+    cell: (hook) => (
+      <span className="webhook-events">
+        {EVENT_TYPES.filter((type) => hook.events.includes(type)).map((type) => (
+          <span key={type} className="badge badge-outline">
+            {label(type)}
+          </span>
+        ))}
+      </span>
+    ),
+  },
+  {
+    header: "Status",
+    cell: (hook) => (
+      <>
+        {hook.enabled ? (
+          <span className="badge badge-production">enabled</span>
+        ) : (
+          <span className="badge">disabled</span>
+        )}
+        {hook.secret_needs_rotation ? (
+          <span className="webhook-needs-rotation">
+            <span className="badge badge-warning">secret needs rotating</span>
+            <span className="webhook-needs-rotation-hint">
+              This server's key cannot open it. Rotate it under Edit, then give the receiver the new one.
+            </span>
+          </span>
+        ) : null}
+      </>
+    ),
+  },
+  { header: "Added", cell: (hook) => <TimeAgo iso={hook.created_at} /> },
+];

@@ -1,5 +1,5 @@
 import { Suspense } from "react";
-import { preloadable } from "../ui/preloadable";
+import { preloadable } from "../../ui/preloadable";
 import type { CodeEditorProps } from "./CodeEditor";
 
 const CodeEditor = preloadable(() => import("./CodeEditor"));
