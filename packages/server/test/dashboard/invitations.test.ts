@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InvitationStore } from "../../src/store/invitations.js";
+import { InvitationStore } from "../../src/store/accounts/invitations.js";
 import { useTestApp } from "../support/app.js";
 import { type Browser, member, newUser, sessionCookie, signIn, signInRequest } from "../support/dashboard.js";
 import { DATABASES } from "../support/databases.js";

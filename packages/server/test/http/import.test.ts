@@ -1,7 +1,7 @@
 import { contentHash } from "@promptstore/core/hash";
 import { describe, expect, it } from "vitest";
-import { importedPrompt, successEnvelope } from "../../src/http/response-schemas.js";
-import { KEY_PREFIX_LENGTH } from "../../src/store/tenants.js";
+import { importedPrompt, successEnvelope } from "../../src/http/openapi/response-schemas.js";
+import { KEY_PREFIX_LENGTH } from "../../src/store/accounts/tenants.js";
 import { useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 

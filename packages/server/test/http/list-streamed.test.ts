@@ -2,7 +2,7 @@ import { request as httpRequest } from "node:http";
 import { describe, expect, it } from "vitest";
 import { ok } from "../../src/http/envelope.js";
 import type { Caller } from "../../src/service/access.js";
-import { DASHBOARD_PAGE_SIZE, LIST_PAGE_SIZE } from "../../src/service/prompt-pages.js";
+import { DASHBOARD_PAGE_SIZE, LIST_PAGE_SIZE } from "../../src/service/prompts/prompt-pages.js";
 import { type TestApp, useTestApp } from "../support/app.js";
 import { member, promptsUrl } from "../support/dashboard.js";
 import { DATABASES } from "../support/databases.js";

@@ -5,7 +5,7 @@ import { contentHash } from "@promptstore/core/hash";
 import { describe, expect, it } from "vitest";
 import { defaultConfig } from "../../src/config.js";
 import { buildApp } from "../../src/http/app.js";
-import { promptView, savedVersion, successEnvelope } from "../../src/http/response-schemas.js";
+import { promptView, savedVersion, successEnvelope } from "../../src/http/openapi/response-schemas.js";
 import { backupStore, restoreStore } from "../../src/store/backup.js";
 import { openStore } from "../../src/store/index.js";
 import { useTestApp } from "../support/app.js";

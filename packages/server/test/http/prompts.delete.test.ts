@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deletedPrompt, failureEnvelope, successEnvelope } from "../../src/http/response-schemas.js";
+import { deletedPrompt, failureEnvelope, successEnvelope } from "../../src/http/openapi/response-schemas.js";
 import { promptBody, type Response, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 

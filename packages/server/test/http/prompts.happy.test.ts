@@ -9,7 +9,7 @@ import {
   savedVersion,
   successEnvelope,
   versionList,
-} from "../../src/http/response-schemas.js";
+} from "../../src/http/openapi/response-schemas.js";
 import { promptBody, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashApiKey } from "../../src/store/tenants.js";
+import { hashApiKey } from "../../src/store/accounts/tenants.js";
 import { promptBody, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 

@@ -2,7 +2,7 @@ import { withGuard } from "@promptstore/core/assemble";
 import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ok } from "../../src/http/envelope.js";
-import { guardJson } from "../../src/service/version-document.js";
+import { guardJson } from "../../src/service/prompts/version-document.js";
 import { type TestProject, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 

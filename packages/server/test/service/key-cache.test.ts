@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ChangeBus } from "../../src/service/change-bus.js";
-import { KeyCache } from "../../src/service/key-cache.js";
-import type { KeyGrant } from "../../src/store/tenants.js";
+import { ChangeBus } from "../../src/service/events/change-bus.js";
+import { KeyCache } from "../../src/service/accounts/key-cache.js";
+import type { KeyGrant } from "../../src/store/accounts/tenants.js";
 
 const grant: KeyGrant = {
   keyId: "key_1",
