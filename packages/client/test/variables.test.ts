@@ -2,7 +2,7 @@
  * The client reimplements the server's variable rule (it may not depend on @promptstore/core at run time).
  * These tests run both over one table of texts and fail when they disagree.
  */
-import { extractVariables, fillVariables } from "@promptstore/core/variables";
+import { extractVariables, fillVariables } from "@promptstore/core/prompts/variables";
 import { describe, expect, test } from "vitest";
 import { fill, MissingVariablesError, UnexpectedVariablesError, variablesOf } from "../src/index.js";
 

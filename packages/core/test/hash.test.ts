@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { Content } from "../src/content.js";
-import { contentHash, modelJson, withSectionIds } from "../src/hash.js";
+import type { Content } from "../src/prompts/content.js";
+import { contentHash, modelJson, withSectionIds } from "../src/prompts/hash.js";
 import { isFullHash } from "../src/version-ref.js";
 
 const base: Content = {

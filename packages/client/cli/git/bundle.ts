@@ -1,5 +1,5 @@
 import { readFile, rename } from "node:fs/promises";
-import { contentHash } from "@promptstore/core/hash";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import { exportedExample, exportedResult } from "@promptstore/core/playground";
 import { importedVersion, importPromptBody } from "@promptstore/core/schemas";
 import { FULL_HASH } from "@promptstore/core/version-ref";

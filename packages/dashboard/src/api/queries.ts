@@ -17,7 +17,7 @@ import type {
   SignInBody,
   UsageView,
 } from "@promptstore/core/dashboard";
-import type { KeyScope } from "@promptstore/core/key-scopes";
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { CreatePromptBody, SaveVersionBody } from "@promptstore/core/schemas";
 import type {
   CreatedPrompt,

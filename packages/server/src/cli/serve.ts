@@ -1,4 +1,4 @@
-import type { PlanName } from "@promptstore/core/plans";
+import type { PlanName } from "@promptstore/core/accounts/plans";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { buildApp } from "../http/app.js";

@@ -1,7 +1,7 @@
 import { type McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { AppError } from "@promptstore/core/errors";
-import { PROMPT_ID_PATTERN } from "@promptstore/core/slug";
-import { fillVariables } from "@promptstore/core/variables";
+import { PROMPT_ID_PATTERN } from "@promptstore/core/prompts/slug";
+import { fillVariables } from "@promptstore/core/prompts/variables";
 import type { Caller } from "../service/access.js";
 import type { PromptService } from "../service/prompts/prompt-service.js";
 

@@ -1,4 +1,4 @@
-import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
+import { DEFAULT_GUARD_TEXT } from "@promptstore/core/prompts/guard";
 import { afterEach, describe, expect, it } from "vitest";
 import { eventReader } from "../../src/http/reads/event-reads.js";
 import { promptBody, type TestApp, testApp } from "../support/app.js";

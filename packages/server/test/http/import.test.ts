@@ -1,4 +1,4 @@
-import { contentHash } from "@promptstore/core/hash";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import { describe, expect, it } from "vitest";
 import { importedPrompt, successEnvelope } from "../../src/http/openapi/response-schemas.js";
 import { KEY_PREFIX_LENGTH } from "../../src/store/accounts/tenants.js";

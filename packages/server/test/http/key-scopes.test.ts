@@ -1,5 +1,5 @@
-import { contentHash } from "@promptstore/core/hash";
-import type { KeyScope } from "@promptstore/core/key-scopes";
+import { contentHash } from "@promptstore/core/prompts/hash";
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import { describe, expect, it } from "vitest";
 import { promptBody, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";

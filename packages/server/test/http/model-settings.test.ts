@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { contentHash } from "@promptstore/core/hash";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import { describe, expect, it } from "vitest";
 import { defaultConfig } from "../../src/config.js";
 import { buildApp } from "../../src/http/app.js";

@@ -1,5 +1,5 @@
-import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
-import { contentHash } from "@promptstore/core/hash";
+import { DEFAULT_GUARD_TEXT } from "@promptstore/core/prompts/guard";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import { describe, expect, it } from "vitest";
 import {
   createdPrompt,

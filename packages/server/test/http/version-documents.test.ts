@@ -1,5 +1,5 @@
-import { withGuard } from "@promptstore/core/assemble";
-import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
+import { withGuard } from "@promptstore/core/prompts/assemble";
+import { DEFAULT_GUARD_TEXT } from "@promptstore/core/prompts/guard";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ok } from "../../src/http/envelope.js";
 import { guardJson } from "../../src/service/prompts/version-document.js";

@@ -1,5 +1,5 @@
-import { DEFAULT_KEY_SCOPE, isKeyScope, KEY_SCOPES, type KeyScope } from "@promptstore/core/key-scopes";
-import { isPlanName, PLAN_NAMES, type PlanName } from "@promptstore/core/plans";
+import { DEFAULT_KEY_SCOPE, isKeyScope, KEY_SCOPES, type KeyScope } from "@promptstore/core/accounts/key-scopes";
+import { isPlanName, PLAN_NAMES, type PlanName } from "@promptstore/core/accounts/plans";
 import type { Command } from "commander";
 import { loadConfig } from "../../config.js";
 import { ChangeBus } from "../../service/events/change-bus.js";

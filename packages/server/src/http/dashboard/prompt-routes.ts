@@ -4,7 +4,7 @@ import {
   PROMPT_PAGE_MAX,
   promptPageQuery,
 } from "@promptstore/core/dashboard";
-import type { Permission } from "@promptstore/core/permissions";
+import type { Permission } from "@promptstore/core/accounts/permissions";
 import { createPromptBody, publishBody, readOptionsOf, readQuery, saveVersionBody } from "@promptstore/core/schemas";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AccountService } from "../../service/accounts/account-service.js";

@@ -7,7 +7,7 @@ import {
   type UsageView,
 } from "@promptstore/core/dashboard";
 import { notFound } from "@promptstore/core/errors";
-import { planLimits } from "@promptstore/core/plans";
+import { planLimits } from "@promptstore/core/accounts/plans";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RateLimiter } from "../../ratelimit/limiter.js";
 import type { AccountService } from "../../service/accounts/account-service.js";

@@ -3,7 +3,7 @@
  * real responses with them, so the document cannot drift from what the server sends.
  */
 
-import { modelSettingsInput } from "@promptstore/core/model-settings";
+import { modelSettingsInput } from "@promptstore/core/prompts/model-settings";
 import { toolInput } from "@promptstore/core/schemas";
 import { FULL_HASH } from "@promptstore/core/version-ref";
 import { z } from "zod";

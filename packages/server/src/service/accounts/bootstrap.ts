@@ -1,4 +1,4 @@
-import type { PlanName } from "@promptstore/core/plans";
+import type { PlanName } from "@promptstore/core/accounts/plans";
 import type { ApiKeyInfo, Organization, Project } from "../../store/accounts/tenants.js";
 import type { AccountService } from "./account-service.js";
 import type { TenantService } from "./tenant-service.js";

@@ -1,6 +1,6 @@
 import { AppError } from "@promptstore/core/errors";
 import type { PromptEvent } from "@promptstore/core/events";
-import { planLimits } from "@promptstore/core/plans";
+import { planLimits } from "@promptstore/core/accounts/plans";
 import type { EventStore } from "../../store/events.js";
 import type { Caller } from "../access.js";
 import { eventWithoutAuthors, seesAuthors } from "../authors.js";

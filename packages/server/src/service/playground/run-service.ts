@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { assemble, withGuard } from "@promptstore/core/assemble";
-import type { Tool } from "@promptstore/core/content";
+import { assemble, withGuard } from "@promptstore/core/prompts/assemble";
+import type { Tool } from "@promptstore/core/prompts/content";
 import { badRequest } from "@promptstore/core/errors";
-import { contentHash } from "@promptstore/core/hash";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import type { ChatMessage, RunBody, RunSettings } from "@promptstore/core/playground";
 import { type ModelOverride, type ModelSettings, mergeSettings, settingsHash } from "@promptstore/core/run-settings";
-import { fillVariables } from "@promptstore/core/variables";
+import { fillVariables } from "@promptstore/core/prompts/variables";
 import type { VersionDocument } from "../../store/prompts/prompt-rows.js";
 import { type Caller, requireAccess } from "../access.js";
 import type { ConnectionService, OpenConnection } from "./connection-service.js";

@@ -1,7 +1,7 @@
-import type { Content, ModelSettings } from "@promptstore/core/content";
-import { type ContentLimits, markdownLengthProblem, sectionLengthProblem } from "@promptstore/core/content-limits";
+import type { Content, ModelSettings } from "@promptstore/core/prompts/content";
+import { type ContentLimits, markdownLengthProblem, sectionLengthProblem } from "@promptstore/core/prompts/content-limits";
 import { AppError } from "@promptstore/core/errors";
-import { markdownToSections } from "@promptstore/core/markdown";
+import { markdownToSections } from "@promptstore/core/prompts/markdown";
 import { describeZodError, sectionsInput } from "@promptstore/core/schemas";
 
 export interface ContentInput {

@@ -1,4 +1,4 @@
-import type { ContentLimits } from "@promptstore/core/content-limits";
+import type { ContentLimits } from "@promptstore/core/prompts/content-limits";
 import { badRequest, conflict } from "@promptstore/core/errors";
 import { PRODUCTION } from "@promptstore/core/labels";
 import type { ImportPromptBody } from "@promptstore/core/schemas";

@@ -1,6 +1,6 @@
-import type { Section } from "@promptstore/core/content";
+import type { Section } from "@promptstore/core/prompts/content";
 import { type DashboardPromptItem, matchesSearch } from "@promptstore/core/dashboard";
-import { extractVariables } from "@promptstore/core/variables";
+import { extractVariables } from "@promptstore/core/prompts/variables";
 import type { PromptListItem } from "@promptstore/core/views";
 import type { ListKey } from "../../store/prompts/prompt-list-queries.js";
 import type { PromptRow } from "../../store/prompts/prompt-rows.js";

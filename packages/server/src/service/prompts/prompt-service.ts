@@ -1,4 +1,4 @@
-import { type ContentLimits, DEFAULT_CONTENT_LIMITS } from "@promptstore/core/content-limits";
+import { type ContentLimits, DEFAULT_CONTENT_LIMITS } from "@promptstore/core/prompts/content-limits";
 import type { DashboardPromptItem } from "@promptstore/core/dashboard";
 import { AppError, conflict, notFound } from "@promptstore/core/errors";
 import { PRODUCTION } from "@promptstore/core/labels";
@@ -9,7 +9,7 @@ import {
   readDefaults,
   type SaveVersionBody,
 } from "@promptstore/core/schemas";
-import { slugCandidate, slugify } from "@promptstore/core/slug";
+import { slugCandidate, slugify } from "@promptstore/core/prompts/slug";
 import type {
   CreatedPrompt,
   DeletedPrompt,

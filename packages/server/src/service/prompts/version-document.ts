@@ -1,7 +1,7 @@
-import { assemble, withGuard } from "@promptstore/core/assemble";
-import type { ModelSettings, SectionWithId, Tool } from "@promptstore/core/content";
-import { modelJson } from "@promptstore/core/hash";
-import { extractVariables } from "@promptstore/core/variables";
+import { assemble, withGuard } from "@promptstore/core/prompts/assemble";
+import type { ModelSettings, SectionWithId, Tool } from "@promptstore/core/prompts/content";
+import { modelJson } from "@promptstore/core/prompts/hash";
+import { extractVariables } from "@promptstore/core/prompts/variables";
 import type { VersionDocument } from "../../store/prompts/prompt-rows.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Content, ModelSettings, SectionWithId, Tool } from "@promptstore/core/content";
+import type { Content, ModelSettings, SectionWithId, Tool } from "@promptstore/core/prompts/content";
 import type { PromptsTable } from "../schema.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { ModelSettings, Tool } from "@promptstore/core/content";
+import type { ModelSettings, Tool } from "@promptstore/core/prompts/content";
 import type { PromptEvent } from "@promptstore/core/events";
 import type { Kysely } from "kysely";
 import { type NewAuditEntry, recordAudit } from "../audit.js";

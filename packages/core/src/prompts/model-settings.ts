@@ -4,7 +4,7 @@
  * every surface (REST, MCP, import, git files, the dashboard).
  */
 import { z } from "zod";
-import { jsonValueProblem, text } from "./text.js";
+import { jsonValueProblem, text } from "../text.js";
 
 export const MODEL_LIMITS = {
   nameLength: 200,

@@ -1,4 +1,4 @@
-import type { Role } from "./dashboard.js";
+import type { Role } from "../dashboard.js";
 import { KEY_SCOPES, type KeyScope } from "./key-scopes.js";
 
 /**
