@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AppError } from "../src/errors.js";
-import { markdownToSections } from "../src/prompts/markdown.js";
+import { AppError } from "../../src/errors.js";
+import { markdownToSections } from "../../src/prompts/markdown.js";
 
 describe("markdownToSections", () => {
   it("starts a section at every level-1 heading, content verbatim between them", () => {

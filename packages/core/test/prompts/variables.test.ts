@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Section } from "../src/prompts/content.js";
-import { extractVariables, fillVariables } from "../src/prompts/variables.js";
+import type { Section } from "../../src/prompts/content.js";
+import { extractVariables, fillVariables } from "../../src/prompts/variables.js";
 
 const section = (content: string, enabled = true): Section => ({ title: "T", content, enabled });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PROMPT_ID_PATTERN, slugCandidate, slugify } from "../src/prompts/slug.js";
+import { PROMPT_ID_PATTERN, slugCandidate, slugify } from "../../src/prompts/slug.js";
 
 describe("slugify", () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { modelSettingsInput } from "../src/prompts/model-settings.js";
-import { createPromptBody, describeZodError, importedVersion, saveVersionBody } from "../src/schemas.js";
+import { modelSettingsInput } from "../../src/prompts/model-settings.js";
+import { createPromptBody, describeZodError, importedVersion, saveVersionBody } from "../../src/schemas.js";
 
 /** The first problem of a save whose `model` is `model`, as the 400 would name it. */
 function problem(model: unknown): string | undefined {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assemble, withGuard } from "../src/prompts/assemble.js";
+import { assemble, withGuard } from "../../src/prompts/assemble.js";
 
 describe("assemble", () => {
   it("wraps each enabled section in a tag named after its title, joined by one blank line", () => {

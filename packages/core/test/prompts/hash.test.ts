@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { Content } from "../src/prompts/content.js";
-import { contentHash, modelJson, withSectionIds } from "../src/prompts/hash.js";
-import { isFullHash } from "../src/version-ref.js";
+import type { Content } from "../../src/prompts/content.js";
+import { contentHash, modelJson, withSectionIds } from "../../src/prompts/hash.js";
+import { isFullHash } from "../../src/version-ref.js";
 
 const base: Content = {
   sections: [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tagName } from "../src/prompts/tag-name.js";
+import { tagName } from "../../src/prompts/tag-name.js";
 
 describe("tagName", () => {
   it.each([
