@@ -36,7 +36,7 @@ const serverNames = (text: string) => extractVariables([{ title: "T", content: t
 const valueFor = (name: string, i: number) =>
   i % 3 === 0 ? `$&-${name}-$1` : i % 3 === 1 ? `{{ ${name} }}!` : name.toUpperCase();
 
-describe("variables: the client follows the server's rule (packages/core/src/variables.ts)", () => {
+describe("variables: the client follows the server's rule (packages/core/src/prompts/variables.ts)", () => {
   test.each(TEXTS.map((text) => [JSON.stringify(text), text]))("same names for %s", (_label, text) => {
     expect(variablesOf(text)).toEqual(serverNames(text));
   });

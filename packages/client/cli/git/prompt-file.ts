@@ -1,5 +1,5 @@
-import type { Content, Section } from "@promptstore/core/prompts/content";
 import { AppError } from "@promptstore/core/errors";
+import type { Content, Section } from "@promptstore/core/prompts/content";
 import { contentHash } from "@promptstore/core/prompts/hash";
 import { markdownToSections } from "@promptstore/core/prompts/markdown";
 import { modelSettingsInput } from "@promptstore/core/prompts/model-settings";

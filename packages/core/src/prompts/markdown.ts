@@ -1,6 +1,6 @@
 import MarkdownIt from "markdown-it";
-import type { Section } from "./content.js";
 import { badRequest } from "../errors.js";
+import type { Section } from "./content.js";
 
 // CommonMark only: headings are found by a real parser, so `#` lines in fences, HTML blocks or quotes stay content.
 const parser = new MarkdownIt("commonmark");

@@ -1,5 +1,5 @@
-import type { ApiKeyView } from "@promptstore/core/dashboard";
 import { DEFAULT_KEY_SCOPE, KEY_SCOPES, type KeyScope } from "@promptstore/core/accounts/key-scopes";
+import type { ApiKeyView } from "@promptstore/core/dashboard";
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { useState } from "react";

@@ -6,9 +6,9 @@ import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { openSecrets } from "../secrets/open-secrets.js";
 import { ConnectionService } from "../service/playground/connection-service.js";
+import { TenantStore } from "../store/accounts/tenants.js";
 import { DEFAULT_SQLITE_PATH, openStore } from "../store/index.js";
 import { PlaygroundStore } from "../store/playground.js";
-import { TenantStore } from "../store/accounts/tenants.js";
 import { CliError, emit } from "./output.js";
 
 interface JsonFlag {

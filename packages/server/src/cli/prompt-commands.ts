@@ -5,8 +5,8 @@ import type { Caller } from "../service/access.js";
 import { ChangeBus } from "../service/events/change-bus.js";
 import { PromptService } from "../service/prompts/prompt-service.js";
 import { webhookSink } from "../service/webhooks/webhook-service.js";
-import { openStore, type Store } from "../store/index.js";
 import { TenantStore } from "../store/accounts/tenants.js";
+import { openStore, type Store } from "../store/index.js";
 import { WebhookStore } from "../store/webhooks.js";
 import { CliError, emit } from "./output.js";
 

@@ -15,8 +15,8 @@ import { openSecrets } from "../secrets/open-secrets.js";
 import { SecretKeyError } from "../secrets/secret-key.js";
 import { WebhookSecrets } from "../service/webhooks/webhook-secrets.js";
 import { type ProjectWebhooks, WebhookService } from "../service/webhooks/webhook-service.js";
-import { DEFAULT_SQLITE_PATH, openStore } from "../store/index.js";
 import { TenantStore } from "../store/accounts/tenants.js";
+import { DEFAULT_SQLITE_PATH, openStore } from "../store/index.js";
 import { WebhookStore } from "../store/webhooks.js";
 import { CliError, emit } from "./output.js";
 

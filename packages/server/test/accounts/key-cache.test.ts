@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ChangeBus } from "../../src/service/events/change-bus.js";
 import { KeyCache } from "../../src/service/accounts/key-cache.js";
+import { ChangeBus } from "../../src/service/events/change-bus.js";
 import type { KeyGrant } from "../../src/store/accounts/tenants.js";
 
 const grant: KeyGrant = {

@@ -1,5 +1,5 @@
-import { contentHash } from "@promptstore/core/prompts/hash";
 import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import { describe, expect, it } from "vitest";
 import { promptBody, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";

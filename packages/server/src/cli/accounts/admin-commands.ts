@@ -2,10 +2,10 @@ import { DEFAULT_KEY_SCOPE, isKeyScope, KEY_SCOPES, type KeyScope } from "@promp
 import { isPlanName, PLAN_NAMES, type PlanName } from "@promptstore/core/accounts/plans";
 import type { Command } from "commander";
 import { loadConfig } from "../../config.js";
-import { ChangeBus } from "../../service/events/change-bus.js";
 import { TenantService } from "../../service/accounts/tenant-service.js";
-import { openStore } from "../../store/index.js";
+import { ChangeBus } from "../../service/events/change-bus.js";
 import { type Project, TenantStore } from "../../store/accounts/tenants.js";
+import { openStore } from "../../store/index.js";
 import { CliError, emit } from "../output.js";
 
 interface JsonFlag {

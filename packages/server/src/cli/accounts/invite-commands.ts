@@ -5,9 +5,9 @@ import { loadConfig } from "../../config.js";
 import { AccountService } from "../../service/accounts/account-service.js";
 import { InvitationService } from "../../service/accounts/invitation-service.js";
 import { AccountStore } from "../../store/accounts/accounts.js";
-import { openStore } from "../../store/index.js";
 import { InvitationStore } from "../../store/accounts/invitations.js";
 import { TenantStore } from "../../store/accounts/tenants.js";
+import { openStore } from "../../store/index.js";
 import { CliError, emit } from "../output.js";
 
 interface JsonFlag {

@@ -2,8 +2,8 @@ import { email as emailSchema, type Role, role as roleSchema } from "@promptstor
 import type { Command } from "commander";
 import { AccountService } from "../../service/accounts/account-service.js";
 import { AccountStore } from "../../store/accounts/accounts.js";
-import { openStore } from "../../store/index.js";
 import { TenantStore } from "../../store/accounts/tenants.js";
+import { openStore } from "../../store/index.js";
 import { CliError, emit } from "../output.js";
 
 interface JsonFlag {

@@ -1,5 +1,5 @@
-import { AppError } from "@promptstore/core/errors";
 import { planLimits } from "@promptstore/core/accounts/plans";
+import { AppError } from "@promptstore/core/errors";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RateLimiter } from "../../ratelimit/limiter.js";
 

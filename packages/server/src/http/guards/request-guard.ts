@@ -2,8 +2,8 @@ import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import type { RateLimiter } from "../../ratelimit/limiter.js";
 import type { KeyCache } from "../../service/accounts/key-cache.js";
-import { type AuthHooks, authenticate, grantToCaller } from "./auth.js";
 import { bearerToken, type McpBearer } from "../oauth/bearer.js";
+import { type AuthHooks, authenticate, grantToCaller } from "./auth.js";
 import { countRequest, requestsPerMinute } from "./rate-limit.js";
 import { v1InvalidKeyThrottle } from "./v1-throttle.js";
 

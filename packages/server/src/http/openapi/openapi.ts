@@ -8,6 +8,10 @@ import {
   saveVersionBody,
 } from "@promptstore/core/schemas";
 import { z } from "zod";
+import { AUDIT_OPERATIONS } from "../routes/audit-v2.js";
+import { PLAYGROUND_OPERATIONS, playgroundStreamOperations } from "../routes/playground-operations.js";
+import { RELEASE_OPERATIONS } from "../routes/releases-v2.js";
+import { WEBHOOK_OPERATIONS } from "../routes/webhooks-v2.js";
 import type { Operation } from "./operation.js";
 import {
   createdPrompt,
@@ -21,10 +25,6 @@ import {
   successEnvelope,
   versionList,
 } from "./response-schemas.js";
-import { AUDIT_OPERATIONS } from "../routes/audit-v2.js";
-import { PLAYGROUND_OPERATIONS, playgroundStreamOperations } from "../routes/playground-operations.js";
-import { RELEASE_OPERATIONS } from "../routes/releases-v2.js";
-import { WEBHOOK_OPERATIONS } from "../routes/webhooks-v2.js";
 
 const OPERATIONS: Operation[] = [
   {

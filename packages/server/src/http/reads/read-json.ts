@@ -5,7 +5,7 @@ const json = JSON.stringify;
 /**
  * The response bodies of a read, spliced from the version's stored JSON instead of serializing a view:
  * byte for byte what `JSON.stringify(ok(view))` gives, keys in the order each surface has always sent
- * (test/http/version-documents.test.ts holds them to it).
+ * (test/prompts/version-documents.test.ts holds them to it).
  */
 export function v2ReadJson(read: PromptRead): string {
   const { prompt, document } = read;

@@ -10,8 +10,8 @@ import {
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { ProjectWebhooks, WebhookService } from "../../service/webhooks/webhook-service.js";
-import { callerOf } from "../guards/auth.js";
 import { ok } from "../envelope.js";
+import { callerOf } from "../guards/auth.js";
 import type { Operation } from "../openapi/operation.js";
 import { parseInput } from "../validate.js";
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
+import { can, type Permission } from "@promptstore/core/accounts/permissions";
 import type { Role } from "@promptstore/core/dashboard";
 import { AppError, badRequest, conflict, notFound } from "@promptstore/core/errors";
-import { can, type Permission } from "@promptstore/core/accounts/permissions";
 import type { AccountStore, ProjectGrant, User } from "../../store/accounts/accounts.js";
 import { type Caller, requireRole } from "../access.js";
 import { decoyHash, generatePassword, hashPassword, verifyPassword } from "./passwords.js";

@@ -2,8 +2,13 @@ import { createHash, randomBytes } from "node:crypto";
 import type { CreatedInvitation, InvitationPreview, InvitationView, Role } from "@promptstore/core/dashboard";
 import { AppError, conflict, notFound } from "@promptstore/core/errors";
 import type { User } from "../../store/accounts/accounts.js";
+import {
+  type InvitationRow,
+  type InvitationStore,
+  invitationStatus,
+  toInvitationView,
+} from "../../store/accounts/invitations.js";
 import { newId, now } from "../../store/ids.js";
-import { type InvitationRow, type InvitationStore, invitationStatus, toInvitationView } from "../../store/accounts/invitations.js";
 import type { AccountService } from "./account-service.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");

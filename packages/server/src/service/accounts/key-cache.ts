@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
-import { DatabaseUnavailable } from "../../store/faults.js";
 import type { KeyGrant } from "../../store/accounts/tenants.js";
+import { DatabaseUnavailable } from "../../store/faults.js";
 import type { ChangeBus } from "../events/change-bus.js";
 
 /**

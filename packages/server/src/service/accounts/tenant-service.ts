@@ -1,6 +1,6 @@
-import type { Change } from "@promptstore/core/change";
 import { DEFAULT_KEY_SCOPE, type KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { PlanName } from "@promptstore/core/accounts/plans";
+import type { Change } from "@promptstore/core/change";
 import type { ApiKeyInfo, KeyGrant, Organization, Project, TenantStore } from "../../store/accounts/tenants.js";
 import type { ChangeBus } from "../events/change-bus.js";
 

@@ -1,11 +1,11 @@
+import { planLimits } from "@promptstore/core/accounts/plans";
 import { AppError } from "@promptstore/core/errors";
 import type { PromptEvent } from "@promptstore/core/events";
-import { planLimits } from "@promptstore/core/accounts/plans";
 import type { EventStore } from "../../store/events.js";
 import type { Caller } from "../access.js";
 import { eventWithoutAuthors, seesAuthors } from "../authors.js";
-import type { ChangeBus } from "./change-bus.js";
 import { inTurn } from "../loop-turns.js";
+import type { ChangeBus } from "./change-bus.js";
 
 /** Where a stream's text goes (the HTTP response); `end` closes it. */
 export interface StreamSink {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
+import { isKeyScope, KEY_SCOPES, type KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { Role } from "@promptstore/core/dashboard";
 import { AppError, notFound } from "@promptstore/core/errors";
-import { isKeyScope, KEY_SCOPES, type KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { User } from "../../store/accounts/accounts.js";
 import type { OAuthClient } from "../../store/oauth/clients.js";
 import type { NewToken, OAuthGrantStore } from "../../store/oauth/grants.js";

@@ -10,8 +10,8 @@ import type { SecretBox } from "../../secrets/secret-box.js";
 import { newId, now } from "../../store/ids.js";
 import type { ConnectionRow, PlaygroundStore } from "../../store/playground.js";
 import { type Caller, requireAccess, requirePerson } from "../access.js";
-import { MODEL_ALLOW_PRIVATE_HINT } from "./model-call.js";
 import { literalAddress, refusedAddress } from "../webhook-address.js";
+import { MODEL_ALLOW_PRIVATE_HINT } from "./model-call.js";
 
 export interface ConnectionServiceOptions {
   /** PROMPTSTORE_MODEL_ALLOW_PRIVATE: connections may be on private, loopback and link-local addresses. */

@@ -15,8 +15,8 @@ import type { ReleaseView } from "@promptstore/core/views";
 import { newId, now } from "../../store/ids.js";
 import type { ExampleRow, PlaygroundStore, ResultRow } from "../../store/playground.js";
 import { type Caller, requireAccess } from "../access.js";
-import { ProviderError, RunStopped } from "./model-call.js";
 import type { PromptService } from "../prompts/prompt-service.js";
+import { ProviderError, RunStopped } from "./model-call.js";
 import type { PreparedRun, RunService, RunSink, RunTarget } from "./run-service.js";
 
 function toExampleView(row: ExampleRow): ExampleView {

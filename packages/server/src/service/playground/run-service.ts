@@ -1,17 +1,17 @@
 import { randomBytes } from "node:crypto";
+import { badRequest } from "@promptstore/core/errors";
+import type { ChatMessage, RunBody, RunSettings } from "@promptstore/core/playground";
 import { assemble, withGuard } from "@promptstore/core/prompts/assemble";
 import type { Tool } from "@promptstore/core/prompts/content";
-import { badRequest } from "@promptstore/core/errors";
 import { contentHash } from "@promptstore/core/prompts/hash";
-import type { ChatMessage, RunBody, RunSettings } from "@promptstore/core/playground";
-import { type ModelOverride, type ModelSettings, mergeSettings, settingsHash } from "@promptstore/core/run-settings";
 import { fillVariables } from "@promptstore/core/prompts/variables";
+import { type ModelOverride, type ModelSettings, mergeSettings, settingsHash } from "@promptstore/core/run-settings";
 import type { VersionDocument } from "../../store/prompts/prompt-rows.js";
 import { type Caller, requireAccess } from "../access.js";
-import type { ConnectionService, OpenConnection } from "./connection-service.js";
 import { toContent } from "../prompts/content-input.js";
-import { callModel, type ModelAnswer, type Piece, ProviderError, RunStopped } from "./model-call.js";
 import type { PromptRead, PromptService } from "../prompts/prompt-service.js";
+import type { ConnectionService, OpenConnection } from "./connection-service.js";
+import { callModel, type ModelAnswer, type Piece, ProviderError, RunStopped } from "./model-call.js";
 
 /** Where a run's events go: each `send` resolves when the event may be followed by the next (back-pressure). */
 export interface RunSink {

@@ -1,6 +1,10 @@
-import type { Content, ModelSettings } from "@promptstore/core/prompts/content";
-import { type ContentLimits, markdownLengthProblem, sectionLengthProblem } from "@promptstore/core/prompts/content-limits";
 import { AppError } from "@promptstore/core/errors";
+import type { Content, ModelSettings } from "@promptstore/core/prompts/content";
+import {
+  type ContentLimits,
+  markdownLengthProblem,
+  sectionLengthProblem,
+} from "@promptstore/core/prompts/content-limits";
 import { markdownToSections } from "@promptstore/core/prompts/markdown";
 import { describeZodError, sectionsInput } from "@promptstore/core/schemas";
 

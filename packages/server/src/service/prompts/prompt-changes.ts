@@ -1,8 +1,8 @@
-import type { AuditAction } from "@promptstore/core/audit";
-import type { ContentLimits } from "@promptstore/core/prompts/content-limits";
-import { AppError, conflict, notFound } from "@promptstore/core/errors";
-import { contentHash, withSectionIds } from "@promptstore/core/prompts/hash";
 import { planLimits } from "@promptstore/core/accounts/plans";
+import type { AuditAction } from "@promptstore/core/audit";
+import { AppError, conflict, notFound } from "@promptstore/core/errors";
+import type { ContentLimits } from "@promptstore/core/prompts/content-limits";
+import { contentHash, withSectionIds } from "@promptstore/core/prompts/hash";
 import type { NewAuditEntry } from "../../store/audit.js";
 import type { NewEvent } from "../../store/events.js";
 import type { NewVersion, PromptRow } from "../../store/prompts/prompt-rows.js";

@@ -1,6 +1,6 @@
-import type { ContentLimits } from "@promptstore/core/prompts/content-limits";
 import { badRequest, conflict } from "@promptstore/core/errors";
 import { PRODUCTION } from "@promptstore/core/labels";
+import type { ContentLimits } from "@promptstore/core/prompts/content-limits";
 import type { ImportPromptBody } from "@promptstore/core/schemas";
 import type { ImportedPrompt } from "@promptstore/core/views";
 import { now } from "../../store/ids.js";

@@ -1,5 +1,5 @@
-import type { Section } from "@promptstore/core/prompts/content";
 import { type DashboardPromptItem, matchesSearch } from "@promptstore/core/dashboard";
+import type { Section } from "@promptstore/core/prompts/content";
 import { extractVariables } from "@promptstore/core/prompts/variables";
 import type { PromptListItem } from "@promptstore/core/views";
 import type { ListKey } from "../../store/prompts/prompt-list-queries.js";

@@ -1,7 +1,8 @@
-import { type ContentLimits, DEFAULT_CONTENT_LIMITS } from "@promptstore/core/prompts/content-limits";
 import type { DashboardPromptItem } from "@promptstore/core/dashboard";
 import { AppError, conflict, notFound } from "@promptstore/core/errors";
 import { PRODUCTION } from "@promptstore/core/labels";
+import { type ContentLimits, DEFAULT_CONTENT_LIMITS } from "@promptstore/core/prompts/content-limits";
+import { slugCandidate, slugify } from "@promptstore/core/prompts/slug";
 import {
   type CreatePromptBody,
   type ImportPromptBody,
@@ -9,7 +10,6 @@ import {
   readDefaults,
   type SaveVersionBody,
 } from "@promptstore/core/schemas";
-import { slugCandidate, slugify } from "@promptstore/core/prompts/slug";
 import type {
   CreatedPrompt,
   DeletedPrompt,
@@ -30,8 +30,8 @@ import type { PromptRow } from "../../store/prompts/prompt-rows.js";
 import { type EventSink, ProjectStore } from "../../store/prompts/prompts.js";
 import { type Caller, requireAccess } from "../access.js";
 import { authorShownTo } from "../authors.js";
-import type { ChangeBus } from "../events/change-bus.js";
 import { decodeCursor, encodeCursor } from "../cursor.js";
+import type { ChangeBus } from "../events/change-bus.js";
 import { endRollout, labelState, moveLabel, requireUnprotected } from "./label-moves.js";
 import {
   PromptChange,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { sha256Hex } from "@promptstore/core/prompts/hash";
 import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { PlanName } from "@promptstore/core/accounts/plans";
+import { sha256Hex } from "@promptstore/core/prompts/hash";
 import type { Kysely } from "kysely";
 import { recordAudit } from "../audit.js";
 import { newId, now } from "../ids.js";

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
-import { PROMPT_COLUMNS, type PromptListSummary, type PromptRow } from "./prompt-rows.js";
 import type { Database } from "../schema.js";
+import { PROMPT_COLUMNS, type PromptListSummary, type PromptRow } from "./prompt-rows.js";
 
 /** Prompts joined to the version a pointer serves (`production` falls back to latest). */
 export function servedVersions(db: Kysely<Database>, pointer: "production" | "latest") {
@@ -41,7 +41,7 @@ export function promptsInListOrder(db: Kysely<Database>, projectId: string, afte
 
 /**
  * One project's reads for the dashboard's list beyond a page of rows: a search's names, a count and a page by
- * position, the rows of the prompts a page shows and what the list shows of each besides (service/prompt-pages.ts).
+ * position, the rows of the prompts a page shows and what the list shows of each besides (service/prompts/prompt-pages.ts).
  */
 export class PromptListQueries {
   constructor(
@@ -51,7 +51,7 @@ export class PromptListQueries {
 
   /**
    * The names and ids of the project's prompts in list order, `limit` after the keyset `after`: what a search
-   * of the list reads, a piece at a time (service/prompt-pages.ts).
+   * of the list reads, a piece at a time (service/prompts/prompt-pages.ts).
    */
   async promptNames(
     after: ListKey | undefined,
@@ -62,7 +62,7 @@ export class PromptListQueries {
 
   /**
    * How many prompts follow `after` in list order, counting no more than `limit`: the whole list is counted a
-   * piece at a time (service/prompt-pages.ts; a full piece by the key at its end, the last by this), since one
+   * piece at a time (service/prompts/prompt-pages.ts; a full piece by the key at its end, the last by this), since one
    * count of 100 000 rows on SQLite holds the event loop for about 8 ms (a piece of 1 000: 0.2 ms).
    */
   async countAfter(after: ListKey | undefined, limit: number): Promise<number> {

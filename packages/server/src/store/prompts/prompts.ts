@@ -1,10 +1,12 @@
-import type { ModelSettings, Tool } from "@promptstore/core/prompts/content";
 import type { PromptEvent } from "@promptstore/core/events";
+import type { ModelSettings, Tool } from "@promptstore/core/prompts/content";
 import type { Kysely } from "kysely";
 import { type NewAuditEntry, recordAudit } from "../audit.js";
 import type { Announcement, ChangeChannel } from "../change-channel.js";
 import type { CompiledQueries } from "../compiled-queries.js";
 import type { EventStore, NewEvent } from "../events.js";
+import { lockRow } from "../row-lock.js";
+import type { Database } from "../schema.js";
 import { LabelStore } from "./labels.js";
 import { type ListKey, PromptListQueries, promptsInListOrder, servedVersions } from "./prompt-list-queries.js";
 import {
@@ -21,8 +23,6 @@ import {
   type VersionDocument,
   type VersionRow,
 } from "./prompt-rows.js";
-import { lockRow } from "../row-lock.js";
-import type { Database } from "../schema.js";
 
 /** Given each change's events inside its transaction, with the transaction's connection. */
 export type EventSink = (db: Kysely<Database>, projectId: string, events: PromptEvent[]) => Promise<void>;
