@@ -2,7 +2,8 @@
  * The layering, written as rules (`npm run check:layers`, run by .ci/run). Inside the server a request flows
  * down the floors cli → http → mcp → service → store (ratelimit sits under http, secrets under service, both
  * over store): a lower floor never imports a higher one, so a type two floors share lives on the lower one. No
- * package has an import circle. core is imported by everyone and imports nothing of ours; the client imports nothing of ours.
+ * package has an import circle. core is imported by everyone and imports nothing of ours; the client imports
+ * nothing of ours.
  * Within service/ and store/ the files are grouped by domain (prompts/, accounts/, ...), shared pieces at the
  * floor's root: a domain imports the root freely, and another domain of its floor only through the files
  * that domain opens to the others (`doors`).
