@@ -1,8 +1,12 @@
 /**
  * The layering, written as rules (`npm run check:layers`, run by .ci/run). Inside the server a request flows
- * down the floors cli → http → mcp → service → store (ratelimit sits under http, over store): a lower floor
- * never imports a higher one, so a type two floors share lives on the lower one. No package has an import
- * circle. core is imported by everyone and imports nothing of ours; the client imports nothing of ours.
+ * down the floors cli → http → mcp → service → store (ratelimit sits under http, secrets under service, both
+ * over store): a lower floor never imports a higher one, so a type two floors share lives on the lower one. No
+ * package has an import circle. core is imported by everyone and imports nothing of ours; the client imports
+ * nothing of ours.
+ * Within service/ and store/ the files are grouped by domain (prompts/, accounts/, ...), shared pieces at the
+ * floor's root: a domain imports the root freely, and another domain of its floor only through the files
+ * that domain opens to the others (`doors`).
  */
 const server = "^packages/server/src/";
 const below = (floor, higher) => ({
@@ -13,6 +17,20 @@ const below = (floor, higher) => ({
   to: { path: `${server}(${higher.join("|")})/` },
 });
 
+// The files a domain of service/ or store/ opens to the other domains of its floor. A new door is a decision:
+// add it here, or move the piece both need to the floor's root.
+const doors = [
+  "service/prompts/prompt-service.ts",
+  "service/prompts/content-input.ts",
+  "service/accounts/account-service.ts",
+  "service/events/change-bus.ts",
+  // not domains: every difference between the dialects, and the migrations (which import nothing of ours)
+  "store/dialects/",
+  "store/migrations/",
+];
+
+const doorPattern = (door) => `${server}${door.replaceAll(".", "\\.")}${door.endsWith("/") ? "" : "$"}`;
+
 module.exports = {
   forbidden: [
     {
@@ -22,11 +40,23 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
-    below("store", ["ratelimit", "service", "mcp", "http", "cli"]),
+    below("store", ["ratelimit", "secrets", "service", "mcp", "http", "cli"]),
     below("ratelimit", ["service", "mcp", "http", "cli"]),
+    below("secrets", ["service", "mcp", "http", "cli"]),
     below("service", ["mcp", "http", "cli"]),
     below("mcp", ["http", "cli"]),
     below("http", ["cli"]),
+    {
+      name: "domain-through-its-doors",
+      comment:
+        "a domain folder of service/ or store/ imports another domain of its floor only through that domain's doors (the list above)",
+      severity: "error",
+      from: { path: `${server}(service|store)/([^/]+)/` },
+      to: {
+        path: `${server}$1/[^/]+/`,
+        pathNot: [`${server}$1/$2/`, ...doors.map(doorPattern)],
+      },
+    },
     {
       name: "core-imports-nothing-of-ours",
       comment: "core is imported by every package and imports none of them",

@@ -15,8 +15,8 @@ from support import REPO, call, wait_for
 
 SCRIPT = """
 import { bigPromptMarkdown, editedBigPrompt } from "@promptstore/core/testing/big-prompt";
-import { markdownToSections } from "@promptstore/core/markdown";
-import { contentHash } from "@promptstore/core/hash";
+import { markdownToSections } from "@promptstore/core/prompts/markdown";
+import { contentHash } from "@promptstore/core/prompts/hash";
 const markdown = bigPromptMarkdown();
 const edited = editedBigPrompt(markdown);
 const view = (md) => {

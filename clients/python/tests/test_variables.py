@@ -36,7 +36,7 @@ def value_for(name: str, i: int) -> str:
 
 
 SERVER = """
-import { extractVariables, fillVariables } from "@promptstore/core/variables";
+import { extractVariables, fillVariables } from "@promptstore/core/prompts/variables";
 const cases = JSON.parse(process.argv[1]);
 console.log(JSON.stringify(cases.map(([text, values]) => ({
   names: extractVariables([{ title: "T", content: text, enabled: true }]),

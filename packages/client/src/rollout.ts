@@ -95,7 +95,7 @@ export function otherArmVersion(read: PromptView): string | undefined {
 export function otherArmView(read: PromptView, pinned: PromptView): PromptView {
   const rollout = read.rollout as NonNullable<PromptView["rollout"]>;
   const arm: RolloutArm = rollout.arm === "current" ? "candidate" : "current";
-  // Field by field in the order the server writes them (packages/server/src/http/read-json.ts).
+  // Field by field in the order the server writes them (packages/server/src/http/reads/read-json.ts).
   // Tools and model settings are the version's content: the pinned arm's, or none.
   const { tools: _tools, model: _model, ...rest } = read;
   const view: Record<string, unknown> = {};

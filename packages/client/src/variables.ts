@@ -1,7 +1,7 @@
 import { MissingVariablesError, UnexpectedVariablesError } from "./errors.js";
 
 /**
- * The server's variable rule (packages/core/src/variables.ts), kept in step by test/variables.test.ts: `{{`,
+ * The server's variable rule (packages/core/src/prompts/variables.ts), kept in step by test/variables.test.ts: `{{`,
  * optional whitespace, a name (a letter or `_`, then letters, digits, `_`, `.` or `-`), optional whitespace,
  * `}}`. Anything else, such as `{{ 1st }}` or an unclosed `{{ name`, is plain text.
  */

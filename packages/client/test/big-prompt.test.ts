@@ -3,8 +3,8 @@
  * byte for byte under the hash the client computes offline, and, in watch mode, a save of a new version
  * reaches the client through the event stream's read (include=read) and is served from memory.
  */
-import { contentHash } from "@promptstore/core/hash";
-import { markdownToSections } from "@promptstore/core/markdown";
+import { contentHash } from "@promptstore/core/prompts/hash";
+import { markdownToSections } from "@promptstore/core/prompts/markdown";
 import { bigPromptMarkdown, editedBigPrompt } from "@promptstore/core/testing/big-prompt";
 import { describe, expect, test } from "vitest";
 import { countingFetch, DATABASES, useFixture, waitFor } from "./support/harness.js";

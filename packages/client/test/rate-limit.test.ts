@@ -1,5 +1,5 @@
 /**
- * A real 429: the free plan allows 60 requests a minute per organization (packages/core/src/plans.ts). The
+ * A real 429: the free plan allows 60 requests a minute per organization (packages/core/src/accounts/plans.ts). The
  * window is a minute from its first request, so waiting one out takes up to a minute: this file runs on
  * SQLite only, beside the others.
  */

@@ -2,7 +2,7 @@
  * The client reimplements the server's variable rule (it may not depend on @promptstore/core at run time).
  * These tests run both over one table of texts and fail when they disagree.
  */
-import { extractVariables, fillVariables } from "@promptstore/core/variables";
+import { extractVariables, fillVariables } from "@promptstore/core/prompts/variables";
 import { describe, expect, test } from "vitest";
 import { fill, MissingVariablesError, UnexpectedVariablesError, variablesOf } from "../src/index.js";
 
@@ -36,7 +36,7 @@ const serverNames = (text: string) => extractVariables([{ title: "T", content: t
 const valueFor = (name: string, i: number) =>
   i % 3 === 0 ? `$&-${name}-$1` : i % 3 === 1 ? `{{ ${name} }}!` : name.toUpperCase();
 
-describe("variables: the client follows the server's rule (packages/core/src/variables.ts)", () => {
+describe("variables: the client follows the server's rule (packages/core/src/prompts/variables.ts)", () => {
   test.each(TEXTS.map((text) => [JSON.stringify(text), text]))("same names for %s", (_label, text) => {
     expect(variablesOf(text)).toEqual(serverNames(text));
   });

@@ -4,7 +4,7 @@
  * schemas of `schemas.ts`; only what is the dashboard's own lives here.
  */
 import { z } from "zod";
-import { type KeyScope, keyScopeSchema } from "./key-scopes.js";
+import { type KeyScope, keyScopeSchema } from "./accounts/key-scopes.js";
 import { text } from "./text.js";
 import type { PromptListItem } from "./views.js";
 

@@ -5,7 +5,7 @@
  */
 import canonicalizeModule from "canonicalize";
 import { z } from "zod";
-import { sha256Hex } from "./hash.js";
+import { sha256Hex } from "./prompts/hash.js";
 import { LIMITS } from "./schemas.js";
 import { jsonValueProblem, text } from "./text.js";
 

@@ -4,8 +4,8 @@
  */
 import { z } from "zod";
 import { ASSIGN_MAX_LENGTH, LABEL_REF, labelNameProblem, ROLLOUT_PERCENT } from "./labels.js";
-import { modelSettingsInput, UNKNOWN_SETTING } from "./model-settings.js";
-import { PROMPT_ID_PATTERN } from "./slug.js";
+import { modelSettingsInput, UNKNOWN_SETTING } from "./prompts/model-settings.js";
+import { PROMPT_ID_PATTERN } from "./prompts/slug.js";
 import { jsonValueProblem, text } from "./text.js";
 import { FULL_HASH, refPattern } from "./version-ref.js";
 

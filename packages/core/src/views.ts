@@ -1,4 +1,4 @@
-import type { ModelSettings, SectionWithId, Tool } from "./content.js";
+import type { ModelSettings, SectionWithId, Tool } from "./prompts/content.js";
 
 /** What resolved a read: the contract's three, or a label's name (docs/releases.md). */
 export type Label = "production" | "latest" | "version" | (string & {});

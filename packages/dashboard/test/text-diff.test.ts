@@ -1,4 +1,4 @@
-import { markdownToSections } from "@promptstore/core/markdown";
+import { markdownToSections } from "@promptstore/core/prompts/markdown";
 import { bigPromptMarkdown, editedBigPrompt } from "@promptstore/core/testing/big-prompt";
 import { describe, expect, it } from "vitest";
 import { type TextPart, textDiff } from "../src/history/text-diff";

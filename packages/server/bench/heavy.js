@@ -9,7 +9,7 @@ import { setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { matchesSearch } from "@promptstore/core/dashboard";
-import { contentHash } from "@promptstore/core/hash";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import pg from "pg";
 import { ownerCookie } from "../../dashboard/bench/lib/session.js";
 import { seedLarge, tenKbSections } from "./lib/heavy-seed.js";

@@ -1,7 +1,11 @@
-import { contentLimits, DEFAULT_BODY_BYTES, DEFAULT_SECTION_CONTENT_LENGTH } from "@promptstore/core/content-limits";
+import { PLAN_NAMES } from "@promptstore/core/accounts/plans";
 import { email } from "@promptstore/core/dashboard";
-import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
-import { PLAN_NAMES } from "@promptstore/core/plans";
+import {
+  contentLimits,
+  DEFAULT_BODY_BYTES,
+  DEFAULT_SECTION_CONTENT_LENGTH,
+} from "@promptstore/core/prompts/content-limits";
+import { DEFAULT_GUARD_TEXT } from "@promptstore/core/prompts/guard";
 import { z } from "zod";
 import { DEFAULT_INVALIDATION_TIMEOUT_MS } from "./store/change-channel.js";
 

@@ -96,7 +96,7 @@ def other_arm_view(read: Prompt, pinned: Prompt) -> Prompt:
     rollout["arm"] = "candidate" if rollout.get("arm") == "current" else "current"
     content = pinned.raw
     data: Dict[str, Any] = {}
-    # Field by field in the order the server writes them (packages/server/src/http/read-json.ts).
+    # Field by field in the order the server writes them (packages/server/src/http/reads/read-json.ts).
     for key, value in read.raw.items():
         # Tools and model settings are the version's content: the pinned arm's, or none.
         if key in ("tools", "model"):

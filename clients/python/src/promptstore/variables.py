@@ -1,4 +1,4 @@
-"""Variables: the server's rule (packages/core/src/variables.ts), kept in step by tests/test_variables.py."""
+"""Variables: the server's rule (packages/core/src/prompts/variables.ts), kept in step by tests/test_variables.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 import { readFile, rename } from "node:fs/promises";
-import { contentHash } from "@promptstore/core/hash";
 import { exportedExample, exportedResult } from "@promptstore/core/playground";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import { importedVersion, importPromptBody } from "@promptstore/core/schemas";
 import { FULL_HASH } from "@promptstore/core/version-ref";
 import { z } from "zod";

@@ -1,5 +1,5 @@
-import type { ModelSettings, Section } from "@promptstore/core/content";
-import { modelJson } from "@promptstore/core/hash";
+import type { ModelSettings, Section } from "@promptstore/core/prompts/content";
+import { modelJson } from "@promptstore/core/prompts/hash";
 import { structuredPatch } from "diff";
 import { connect, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
 import { readLock } from "./lockfile.js";

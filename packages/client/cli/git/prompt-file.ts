@@ -1,8 +1,8 @@
-import type { Content, Section } from "@promptstore/core/content";
 import { AppError } from "@promptstore/core/errors";
-import { contentHash } from "@promptstore/core/hash";
-import { markdownToSections } from "@promptstore/core/markdown";
-import { modelSettingsInput } from "@promptstore/core/model-settings";
+import type { Content, Section } from "@promptstore/core/prompts/content";
+import { contentHash } from "@promptstore/core/prompts/hash";
+import { markdownToSections } from "@promptstore/core/prompts/markdown";
+import { modelSettingsInput } from "@promptstore/core/prompts/model-settings";
 import {
   describeZodError,
   promptDescription,

@@ -1,5 +1,5 @@
-import type { Content } from "@promptstore/core/content";
-import { contentHash } from "@promptstore/core/hash";
+import type { Content } from "@promptstore/core/prompts/content";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import { describe, expect, it } from "vitest";
 import { describeDiff, diffPrompt } from "../../cli/git/diff.js";
 import { parsePromptFile, renderPromptFile } from "../../cli/git/prompt-file.js";

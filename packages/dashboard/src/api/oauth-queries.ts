@@ -1,7 +1,7 @@
 /** MCP sign-in: the consent screen's request, and Settings → Connected apps. */
 
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { Role } from "@promptstore/core/dashboard";
-import type { KeyScope } from "@promptstore/core/key-scopes";
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { del, get, path, post } from "./client";
 

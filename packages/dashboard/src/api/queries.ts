@@ -1,10 +1,12 @@
 import { HASH_OR_PREFIX } from "@promptstore/core/version-ref";
+
 /**
  * Every query and mutation of the dashboard, keyed by resource. Mutations invalidate the keys of what
  * they change; a key is a prefix of the narrower ones, so invalidating a project's prompts also
  * refreshes each prompt's views and version list.
  */
 
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { AuditPage } from "@promptstore/core/audit";
 import type {
   ApiKeyView,
@@ -17,7 +19,6 @@ import type {
   SignInBody,
   UsageView,
 } from "@promptstore/core/dashboard";
-import type { KeyScope } from "@promptstore/core/key-scopes";
 import type { CreatePromptBody, SaveVersionBody } from "@promptstore/core/schemas";
 import type {
   CreatedPrompt,

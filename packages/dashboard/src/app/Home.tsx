@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/permissions";
+import { can } from "@promptstore/core/accounts/permissions";
 import { useState } from "react";
 import { Navigate, useNavigate } from "react-router";
 import { homeProject, useSession } from "../shell/session";

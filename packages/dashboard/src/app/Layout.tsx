@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/permissions";
+import { can } from "@promptstore/core/accounts/permissions";
 import { Suspense, useEffect, useRef, useState } from "react";
 import { Link, NavLink, Outlet, useLocation, useMatch } from "react-router";
 import { SignOutButton } from "../auth/SignOutButton";

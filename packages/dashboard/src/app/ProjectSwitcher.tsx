@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/permissions";
+import { can } from "@promptstore/core/accounts/permissions";
 import { useId, useState } from "react";
 import { useNavigate } from "react-router";
 import { useSession } from "../shell/session";

@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/permissions";
+import { can } from "@promptstore/core/accounts/permissions";
 import { useQuery } from "@tanstack/react-query";
 import { Suspense, useState } from "react";
 import { Link, NavLink, Outlet, useParams } from "react-router";

@@ -1,5 +1,5 @@
-import type { ModelSettings } from "@promptstore/core/content";
-import { modelSettingsInput } from "@promptstore/core/model-settings";
+import type { ModelSettings } from "@promptstore/core/prompts/content";
+import { modelSettingsInput } from "@promptstore/core/prompts/model-settings";
 import { validate } from "../forms/validate";
 
 export type ModelCheck = { ok: true; model: ModelSettings | undefined } | { ok: false; error: string };

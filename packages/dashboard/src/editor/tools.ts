@@ -1,4 +1,4 @@
-import type { Tool } from "@promptstore/core/content";
+import type { Tool } from "@promptstore/core/prompts/content";
 import { toolsInput } from "@promptstore/core/schemas";
 import { validate } from "../forms/validate";
 

@@ -1,5 +1,5 @@
+import { can } from "@promptstore/core/accounts/permissions";
 import { labelNameProblem, PRODUCTION } from "@promptstore/core/labels";
-import { can } from "@promptstore/core/permissions";
 import { useQuery } from "@tanstack/react-query";
 import { Suspense, useId, useState } from "react";
 import { useParams, useSearchParams } from "react-router";

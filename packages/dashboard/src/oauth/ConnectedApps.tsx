@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/permissions";
+import { can } from "@promptstore/core/accounts/permissions";
 import { useQuery } from "@tanstack/react-query";
 import { type GrantView, grantsQuery, useRevokeGrant } from "../api/oauth-queries";
 import { useSession } from "../shell/session";

@@ -1,4 +1,4 @@
-import { KEY_SCOPES, type KeyScope } from "@promptstore/core/key-scopes";
+import { KEY_SCOPES, type KeyScope } from "@promptstore/core/accounts/key-scopes";
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useSearchParams } from "react-router";

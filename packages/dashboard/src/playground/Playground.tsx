@@ -1,5 +1,5 @@
-import { can } from "@promptstore/core/permissions";
-import { extractVariables } from "@promptstore/core/variables";
+import { can } from "@promptstore/core/accounts/permissions";
+import { extractVariables } from "@promptstore/core/prompts/variables";
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useMemo, useState } from "react";
 import { Link } from "react-router";

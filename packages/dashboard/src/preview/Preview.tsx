@@ -1,4 +1,4 @@
-import { fillVariables, PLACEHOLDER_PATTERN } from "@promptstore/core/variables";
+import { fillVariables, PLACEHOLDER_PATTERN } from "@promptstore/core/prompts/variables";
 import { useQuery } from "@tanstack/react-query";
 import { useId, useMemo, useState } from "react";
 import { useParams, useSearchParams } from "react-router";

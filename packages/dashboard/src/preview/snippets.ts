@@ -1,4 +1,4 @@
-import { VARIABLE_PATTERN } from "@promptstore/core/variables";
+import { VARIABLE_PATTERN } from "@promptstore/core/prompts/variables";
 import type { SdkFile } from "../api/queries";
 
 /** The code an application runs to read a prompt: shown in the preview, with the real origin and id. */

@@ -1,6 +1,6 @@
-import { can } from "@promptstore/core/permissions";
+import { can } from "@promptstore/core/accounts/permissions";
+import { slugify } from "@promptstore/core/prompts/slug";
 import { createPromptBody } from "@promptstore/core/schemas";
-import { slugify } from "@promptstore/core/slug";
 import { type FormEvent, useId, useRef, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { isApiError } from "../api/client";

@@ -1,5 +1,5 @@
+import { can } from "@promptstore/core/accounts/permissions";
 import { type DashboardPromptPage, PROMPT_SEARCH_MAX } from "@promptstore/core/dashboard";
-import { can } from "@promptstore/core/permissions";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type ReactNode, useEffect, useId, useMemo, useState } from "react";
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from "react-router";

@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/permissions";
+import { can } from "@promptstore/core/accounts/permissions";
 import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, Suspense, useId, useState } from "react";
 import { Link, useSearchParams } from "react-router";

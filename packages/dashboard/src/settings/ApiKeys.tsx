@@ -1,5 +1,5 @@
+import { DEFAULT_KEY_SCOPE, KEY_SCOPES, type KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { ApiKeyView } from "@promptstore/core/dashboard";
-import { DEFAULT_KEY_SCOPE, KEY_SCOPES, type KeyScope } from "@promptstore/core/key-scopes";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { apiKeysQuery, useCreateKey, useRevokeKey } from "../api/queries";

@@ -1,4 +1,4 @@
-import { can } from "@promptstore/core/permissions";
+import { can } from "@promptstore/core/accounts/permissions";
 import { useProject } from "../shell/session";
 import { EmptyState } from "../ui/States";
 import { AuditTrail } from "./AuditTrail";

@@ -5,8 +5,8 @@
  * editor at phone width and in dark.
  */
 import { join } from "node:path";
-import { assemble } from "@promptstore/core/assemble";
-import { markdownToSections } from "@promptstore/core/markdown";
+import { assemble } from "@promptstore/core/prompts/assemble";
+import { markdownToSections } from "@promptstore/core/prompts/markdown";
 import { bigPromptMarkdown, editedBigPrompt } from "@promptstore/core/testing/big-prompt";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type Config, loadConfig } from "../config.js";
 import { resolveSecretKey, SecretKeyError } from "../secrets/secret-key.js";
-import { type UnreadableEndpoint, unreadableWebhookSecrets } from "../service/webhook-secrets.js";
+import { type UnreadableEndpoint, unreadableWebhookSecrets } from "../service/webhooks/webhook-secrets.js";
 import { type BackupSummary, backupStore, RestoreRefused, restoreStore } from "../store/backup.js";
 import { DEFAULT_SQLITE_PATH, openStore, type Store, storeExists } from "../store/index.js";
 import { CliError, emit } from "./output.js";

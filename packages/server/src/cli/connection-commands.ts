@@ -5,10 +5,10 @@ import { describeZodError } from "@promptstore/core/schemas";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { openSecrets } from "../secrets/open-secrets.js";
-import { ConnectionService } from "../service/connection-service.js";
+import { ConnectionService } from "../service/playground/connection-service.js";
+import { TenantStore } from "../store/accounts/tenants.js";
 import { DEFAULT_SQLITE_PATH, openStore } from "../store/index.js";
 import { PlaygroundStore } from "../store/playground.js";
-import { TenantStore } from "../store/tenants.js";
 import { CliError, emit } from "./output.js";
 
 interface JsonFlag {

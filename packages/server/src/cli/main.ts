@@ -21,12 +21,12 @@ const MODULES: { commands: string[]; load: () => Promise<Register> }[] = [
   { commands: ["serve"], load: async () => (await import("./serve.js")).registerServeCommand },
   {
     commands: ["org", "project", "key"],
-    load: async () => (await import("./admin-commands.js")).registerAdminCommands,
+    load: async () => (await import("./accounts/admin-commands.js")).registerAdminCommands,
   },
   { commands: ["prompt"], load: async () => (await import("./prompt-commands.js")).registerPromptCommands },
   { commands: ["label", "release"], load: async () => (await import("./label-commands.js")).registerLabelCommands },
-  { commands: ["user"], load: async () => (await import("./user-commands.js")).registerUserCommands },
-  { commands: ["invite"], load: async () => (await import("./invite-commands.js")).registerInviteCommands },
+  { commands: ["user"], load: async () => (await import("./accounts/user-commands.js")).registerUserCommands },
+  { commands: ["invite"], load: async () => (await import("./accounts/invite-commands.js")).registerInviteCommands },
   { commands: ["webhook"], load: async () => (await import("./webhook-commands.js")).registerWebhookCommands },
   {
     commands: ["connection"],

@@ -2,11 +2,11 @@ import { AppError } from "@promptstore/core/errors";
 import type { Command } from "commander";
 import { configuredContentLimits, loadConfig } from "../config.js";
 import type { Caller } from "../service/access.js";
-import { ChangeBus } from "../service/change-bus.js";
-import { PromptService } from "../service/prompt-service.js";
-import { webhookSink } from "../service/webhook-service.js";
+import { ChangeBus } from "../service/events/change-bus.js";
+import { PromptService } from "../service/prompts/prompt-service.js";
+import { webhookSink } from "../service/webhooks/webhook-service.js";
+import { TenantStore } from "../store/accounts/tenants.js";
 import { openStore, type Store } from "../store/index.js";
-import { TenantStore } from "../store/tenants.js";
 import { WebhookStore } from "../store/webhooks.js";
 import { CliError, emit } from "./output.js";
 

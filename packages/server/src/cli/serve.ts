@@ -1,12 +1,12 @@
-import type { PlanName } from "@promptstore/core/plans";
+import type { PlanName } from "@promptstore/core/accounts/plans";
 import type { Command } from "commander";
 import { loadConfig } from "../config.js";
 import { buildApp } from "../http/app.js";
-import { loggerOptions } from "../http/request-log.js";
+import { loggerOptions } from "../http/telemetry/request-log.js";
 import { createRateLimiter } from "../ratelimit/across-instances.js";
 import { openSecrets } from "../secrets/open-secrets.js";
-import { bootstrapIfEmpty } from "../service/bootstrap.js";
-import { sealPlainWebhookSecrets } from "../service/webhook-secrets.js";
+import { bootstrapIfEmpty } from "../service/accounts/bootstrap.js";
+import { sealPlainWebhookSecrets } from "../service/webhooks/webhook-secrets.js";
 import { DEFAULT_SQLITE_PATH } from "../store/index.js";
 import { emit } from "./output.js";
 import { openStoreWhenReachable } from "./wait-for-store.js";

@@ -13,10 +13,10 @@ import type { z } from "zod";
 import { loadConfig } from "../config.js";
 import { openSecrets } from "../secrets/open-secrets.js";
 import { SecretKeyError } from "../secrets/secret-key.js";
-import { WebhookSecrets } from "../service/webhook-secrets.js";
-import { type ProjectWebhooks, WebhookService } from "../service/webhook-service.js";
+import { WebhookSecrets } from "../service/webhooks/webhook-secrets.js";
+import { type ProjectWebhooks, WebhookService } from "../service/webhooks/webhook-service.js";
+import { TenantStore } from "../store/accounts/tenants.js";
 import { DEFAULT_SQLITE_PATH, openStore } from "../store/index.js";
-import { TenantStore } from "../store/tenants.js";
 import { WebhookStore } from "../store/webhooks.js";
 import { CliError, emit } from "./output.js";
 

@@ -9,7 +9,7 @@ import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES 
 import type { Duplex } from "node:stream";
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { failure } from "./envelope.js";
-import { API_SECURITY_HEADERS, DASHBOARD_SECURITY_HEADERS } from "./security-headers.js";
+import { API_SECURITY_HEADERS, DASHBOARD_SECURITY_HEADERS } from "./guards/security-headers.js";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { RunSink } from "../service/run-service.js";
-import { keepStreamOpen } from "./connection-limits.js";
-import { markStream } from "./metrics.js";
+import type { RunSink } from "../service/playground/run-service.js";
+import { keepStreamOpen } from "./guards/connection-limits.js";
+import { markStream } from "./telemetry/metrics.js";
 
 const STREAM_TYPE = "text/event-stream; charset=utf-8";
 

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../config.js";
 import type { SecretBox } from "../secrets/secret-box.js";
-import type { AccountService } from "../service/account-service.js";
-import type { ChangeBus } from "../service/change-bus.js";
-import type { PromptService } from "../service/prompt-service.js";
-import { WebhookDispatcher } from "../service/webhook-dispatcher.js";
-import { WebhookSecrets } from "../service/webhook-secrets.js";
-import { WebhookService } from "../service/webhook-service.js";
+import type { AccountService } from "../service/accounts/account-service.js";
+import type { ChangeBus } from "../service/events/change-bus.js";
+import type { PromptService } from "../service/prompts/prompt-service.js";
+import { WebhookDispatcher } from "../service/webhooks/webhook-dispatcher.js";
+import { WebhookSecrets } from "../service/webhooks/webhook-secrets.js";
+import { WebhookService } from "../service/webhooks/webhook-service.js";
 import { DatabaseUnavailable } from "../store/faults.js";
 import type { Store } from "../store/index.js";
 import { WebhookStore } from "../store/webhooks.js";

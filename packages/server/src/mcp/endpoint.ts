@@ -8,8 +8,8 @@ import {
   UnsupportedProtocolVersionError,
 } from "@modelcontextprotocol/server";
 import type { Caller } from "../service/access.js";
-import type { ChangeBus } from "../service/change-bus.js";
-import type { PromptService } from "../service/prompt-service.js";
+import type { ChangeBus } from "../service/events/change-bus.js";
+import type { PromptService } from "../service/prompts/prompt-service.js";
 import { VERSION } from "../version.js";
 import { reportInvalidParamsAsClientErrors } from "./invalid-params.js";
 import { registerPromptCapability } from "./prompts.js";

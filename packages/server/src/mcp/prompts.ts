@@ -1,9 +1,9 @@
 import { type McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { AppError } from "@promptstore/core/errors";
-import { PROMPT_ID_PATTERN } from "@promptstore/core/slug";
-import { fillVariables } from "@promptstore/core/variables";
+import { PROMPT_ID_PATTERN } from "@promptstore/core/prompts/slug";
+import { fillVariables } from "@promptstore/core/prompts/variables";
 import type { Caller } from "../service/access.js";
-import type { PromptService } from "../service/prompt-service.js";
+import type { PromptService } from "../service/prompts/prompt-service.js";
 
 /**
  * The prompts capability: every prompt of the key's project is an MCP prompt named by its id, its

@@ -1,7 +1,7 @@
 import type { CallToolResult, McpServer } from "@modelcontextprotocol/server";
 import { AppError } from "@promptstore/core/errors";
 import type { Caller } from "../service/access.js";
-import type { PromptService } from "../service/prompt-service.js";
+import type { PromptService } from "../service/prompts/prompt-service.js";
 import { withRestMessages } from "./rest-messages.js";
 import {
   createPromptInput,

@@ -1,7 +1,7 @@
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
+import { can, keyAllows, type Permission } from "@promptstore/core/accounts/permissions";
 import type { Role } from "@promptstore/core/dashboard";
 import { AppError } from "@promptstore/core/errors";
-import type { KeyScope } from "@promptstore/core/key-scopes";
-import { can, keyAllows, type Permission } from "@promptstore/core/permissions";
 
 /**
  * Who is asking: the project of the API key (or of the dashboard user's membership), the organization whose

@@ -1,4 +1,4 @@
-import type { KeyScope } from "@promptstore/core/key-scopes";
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { Generated } from "kysely";
 
 /** Row types of every table, as Kysely sees them. Timestamps are ISO 8601 strings in both dialects. */

@@ -26,7 +26,7 @@ export const newWebhookId = (): string => `whk_${randomBytes(12).toString("hex")
  * A signing secret as Standard Webhooks writes it: `whsec_` and the base64 of 32 random bytes.
  *
  * Not hashed (it must be read back to sign) but sealed with the server's secret key before it is stored
- * (service/webhook-secrets.ts), so a copy of the table or a backup does not let anyone forge notifications.
+ * (service/webhooks/webhook-secrets.ts), so a copy of the table or a backup does not let anyone forge notifications.
  * Never logged, never part of a view, and answered once, at creation or rotation.
  */
 export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;

@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/client";
-import { contentHash } from "@promptstore/core/hash";
-import { tagName } from "@promptstore/core/tag-name";
+import { contentHash } from "@promptstore/core/prompts/hash";
+import { tagName } from "@promptstore/core/prompts/tag-name";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type TestApp, testApp } from "../support/app.js";
 import { member, promptsUrl } from "../support/dashboard.js";

@@ -1,8 +1,8 @@
 import type { Client } from "@modelcontextprotocol/client";
-import { assemble, withGuard } from "@promptstore/core/assemble";
-import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
-import { contentHash } from "@promptstore/core/hash";
-import { markdownToSections } from "@promptstore/core/markdown";
+import { assemble, withGuard } from "@promptstore/core/prompts/assemble";
+import { DEFAULT_GUARD_TEXT } from "@promptstore/core/prompts/guard";
+import { contentHash } from "@promptstore/core/prompts/hash";
+import { markdownToSections } from "@promptstore/core/prompts/markdown";
 import { bigPromptMarkdown, editedBigPrompt } from "@promptstore/core/testing/big-prompt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type TestApp, testApp } from "../support/app.js";

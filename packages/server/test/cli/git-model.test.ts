@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { contentHash } from "@promptstore/core/hash";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CliResult, cli } from "../support/binary.js";
 import { DATABASES } from "../support/databases.js";

@@ -1,6 +1,6 @@
 import { matchesSearch } from "@promptstore/core/dashboard";
 import { describe, expect, it } from "vitest";
-import { searchPage } from "../../src/service/prompt-pages.js";
+import { searchPage } from "../../src/service/prompts/prompt-pages.js";
 import { unlimitedCaller, useTestApp } from "../support/app.js";
 import { member, promptsUrl } from "../support/dashboard.js";
 import { DATABASES } from "../support/databases.js";

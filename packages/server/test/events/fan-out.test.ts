@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { grantToCaller } from "../../src/http/auth.js";
-import { EventHub, type StreamSink } from "../../src/service/event-hub.js";
+import { grantToCaller } from "../../src/http/guards/auth.js";
+import { EventHub, type StreamSink } from "../../src/service/events/event-hub.js";
 import { TURN_MS } from "../../src/service/loop-turns.js";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";

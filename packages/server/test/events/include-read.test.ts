@@ -1,6 +1,6 @@
-import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
+import { DEFAULT_GUARD_TEXT } from "@promptstore/core/prompts/guard";
 import { afterEach, describe, expect, it } from "vitest";
-import { eventReader } from "../../src/http/event-reads.js";
+import { eventReader } from "../../src/http/reads/event-reads.js";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 import { changes, type EventStreamReader, openEventStream } from "../support/sse.js";

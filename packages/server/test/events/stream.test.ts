@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TenantStore } from "../../src/store/tenants.js";
+import { TenantStore } from "../../src/store/accounts/tenants.js";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 import { changes, type EventStreamReader, openEventStream } from "../support/sse.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { noneMatch } from "../../src/http/etag.js";
+import { noneMatch } from "../../src/http/reads/etag.js";
 import { promptBody, testApp, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, test } from "vitest";
-import { buildOpenApiDocument } from "../../src/http/openapi.js";
+import { buildOpenApiDocument } from "../../src/http/openapi/openapi.js";
 
 const run = promisify(execFile);
 const REDOCLY = fileURLToPath(new URL("../../node_modules/.bin/redocly", import.meta.url));

@@ -1,5 +1,5 @@
-import { assemble, withGuard } from "@promptstore/core/assemble";
-import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
+import { assemble, withGuard } from "@promptstore/core/prompts/assemble";
+import { DEFAULT_GUARD_TEXT } from "@promptstore/core/prompts/guard";
 import { beforeEach, describe, expect, it } from "vitest";
 import { promptBody, testApp, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";

@@ -3,7 +3,7 @@
  * (`user`), never their e-mail address; a key prefix names no one and stays. Write and publish keys and the
  * dashboard see every author. One table over every surface that names an actor to a key.
  */
-import type { KeyScope } from "@promptstore/core/key-scopes";
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { useTestApp } from "../support/app.js";
 import { type Browser, member, promptsUrl } from "../support/dashboard.js";

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { ReadCache } from "../../src/http/read-cache.js";
-import { ChangeBus } from "../../src/service/change-bus.js";
+import { ReadCache } from "../../src/http/reads/read-cache.js";
+import { ChangeBus } from "../../src/service/events/change-bus.js";
 import { promptBody, useTestApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";
 

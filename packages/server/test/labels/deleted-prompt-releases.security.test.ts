@@ -5,9 +5,9 @@
  * the prompt does not hold cancels it, and `moveLabel` itself refuses such a target. Reads keep working.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { moveLabel } from "../../src/service/label-moves.js";
-import { PromptChange } from "../../src/service/prompt-changes.js";
-import { ProjectStore } from "../../src/store/prompts.js";
+import { moveLabel } from "../../src/service/prompts/label-moves.js";
+import { PromptChange } from "../../src/service/prompts/prompt-changes.js";
+import { ProjectStore } from "../../src/store/prompts/prompts.js";
 import { useTestApp } from "../support/app.js";
 import { type Browser, member } from "../support/dashboard.js";
 import { DATABASES } from "../support/databases.js";

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { KeyScope } from "@promptstore/core/key-scopes";
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Caller } from "../../src/service/access.js";
 import { useTestApp } from "../support/app.js";

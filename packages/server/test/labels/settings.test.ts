@@ -3,8 +3,8 @@
  * and fallback; a prompt that lacks a label is served its fallback, and the answer says so.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { ChangeBus } from "../../src/service/change-bus.js";
-import { PromptService } from "../../src/service/prompt-service.js";
+import { ChangeBus } from "../../src/service/events/change-bus.js";
+import { PromptService } from "../../src/service/prompts/prompt-service.js";
 import { openStore } from "../../src/store/index.js";
 import { useTestApp } from "../support/app.js";
 import { cli, cliJson } from "../support/binary.js";

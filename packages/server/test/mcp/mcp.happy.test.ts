@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/client";
-import { DEFAULT_GUARD_TEXT } from "@promptstore/core/guard";
-import { contentHash } from "@promptstore/core/hash";
+import { DEFAULT_GUARD_TEXT } from "@promptstore/core/prompts/guard";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";

@@ -1,5 +1,5 @@
 import type { Client } from "@modelcontextprotocol/client";
-import { contentHash } from "@promptstore/core/hash";
+import { contentHash } from "@promptstore/core/prompts/hash";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";

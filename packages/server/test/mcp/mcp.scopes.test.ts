@@ -1,5 +1,5 @@
 import type { Client } from "@modelcontextprotocol/client";
-import type { KeyScope } from "@promptstore/core/key-scopes";
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { promptBody, type TestApp, testApp } from "../support/app.js";
 import { DATABASES } from "../support/databases.js";

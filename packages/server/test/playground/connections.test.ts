@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SecretBox } from "../../src/secrets/secret-box.js";
-import { ConnectionService } from "../../src/service/connection-service.js";
+import { ConnectionService } from "../../src/service/playground/connection-service.js";
 import { backupStore, restoreStore } from "../../src/store/backup.js";
 import { PlaygroundStore } from "../../src/store/playground.js";
 import { type TestApp, testApp } from "../support/app.js";

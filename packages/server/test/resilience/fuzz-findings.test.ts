@@ -4,7 +4,7 @@
  * with U+FFFD in place of a lone surrogate, so the served text no longer had the served hash).
  */
 import type { Client } from "@modelcontextprotocol/client";
-import { DEFAULT_BODY_BYTES } from "@promptstore/core/content-limits";
+import { DEFAULT_BODY_BYTES } from "@promptstore/core/prompts/content-limits";
 import { LIMITS } from "@promptstore/core/schemas";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { promptBody, type TestApp, testApp } from "../support/app.js";

@@ -1,8 +1,8 @@
 import { type Kysely, Migrator } from "kysely";
 import { describe, expect, it } from "vitest";
+import { TenantStore } from "../../src/store/accounts/tenants.js";
 import { migrate } from "../../src/store/index.js";
 import { migrationProvider } from "../../src/store/migrations/index.js";
-import { TenantStore } from "../../src/store/tenants.js";
 import { DATABASES, freshStore } from "../support/databases.js";
 
 describe.each(DATABASES)("migration 007, least privilege ($name)", (database) => {

@@ -1,4 +1,4 @@
-import type { PlanName } from "@promptstore/core/plans";
+import type { PlanName } from "@promptstore/core/accounts/plans";
 import { afterEach, beforeEach } from "vitest";
 import { type Config, defaultConfig } from "../../src/config.js";
 import { type App, type AppOptions, buildApp } from "../../src/http/app.js";

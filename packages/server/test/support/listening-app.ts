@@ -1,4 +1,4 @@
-import type { PlanName } from "@promptstore/core/plans";
+import type { PlanName } from "@promptstore/core/accounts/plans";
 import { defaultConfig } from "../../src/config.js";
 import { type App, buildApp } from "../../src/http/app.js";
 import type { RateLimiter } from "../../src/ratelimit/limiter.js";

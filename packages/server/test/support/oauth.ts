@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { KeyScope } from "@promptstore/core/key-scopes";
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { Response, TestApp } from "./app.js";
 import type { Browser } from "./dashboard.js";
 

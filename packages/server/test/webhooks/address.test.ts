@@ -1,8 +1,8 @@
 import type { LookupAddress } from "node:dns";
 import { describe, expect, it } from "vitest";
 import { guardedLookup, ipv6Bytes, literalAddress, refusedAddress } from "../../src/service/webhook-address.js";
-import { nextAttemptAt, RETRY_SCHEDULE_MS, RETRY_WINDOW_MS } from "../../src/service/webhook-dispatcher.js";
-import { sendWebhook } from "../../src/service/webhook-sender.js";
+import { nextAttemptAt, RETRY_SCHEDULE_MS, RETRY_WINDOW_MS } from "../../src/service/webhooks/webhook-dispatcher.js";
+import { sendWebhook } from "../../src/service/webhooks/webhook-sender.js";
 
 describe("webhook addresses", () => {
   it("names the range of every refused address, IPv4 and IPv6, IPv4 inside IPv6 included", () => {

@@ -1,5 +1,5 @@
-import { contentHash } from "@promptstore/core/hash";
-import { markdownToSections } from "@promptstore/core/markdown";
+import { contentHash } from "@promptstore/core/prompts/hash";
+import { markdownToSections } from "@promptstore/core/prompts/markdown";
 import { bigPromptMarkdown, editedBigPrompt } from "@promptstore/core/testing/big-prompt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { useTestApp } from "../support/app.js";

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../src/config.js";
 import { type App, buildApp } from "../../src/http/app.js";
 import { SecretBox } from "../../src/secrets/secret-box.js";
-import { sealPlainWebhookSecrets, unreadableWebhookSecrets } from "../../src/service/webhook-secrets.js";
+import { sealPlainWebhookSecrets, unreadableWebhookSecrets } from "../../src/service/webhooks/webhook-secrets.js";
 import { newWebhookId } from "../../src/store/webhooks.js";
 import { promptBody } from "../support/app.js";
 import { DATABASES, freshStore, type TestDatabase } from "../support/databases.js";

@@ -6,7 +6,7 @@ import {
   ViewPlugin,
   type ViewUpdate,
 } from "@codemirror/view";
-import { PLACEHOLDER_PATTERN } from "@promptstore/core/variables";
+import { PLACEHOLDER_PATTERN } from "@promptstore/core/prompts/variables";
 
 // Core's pattern (a copy of it: the decorator moves its lastIndex): what is highlighted is what the server fills in.
 const VARIABLE = new RegExp(PLACEHOLDER_PATTERN);

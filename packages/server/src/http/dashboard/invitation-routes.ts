@@ -1,7 +1,7 @@
 import { invitationAccountBody, invitationTokenBody, inviteBody } from "@promptstore/core/dashboard";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { AccountService } from "../../service/account-service.js";
-import type { InvitationService } from "../../service/invitation-service.js";
+import type { AccountService } from "../../service/accounts/account-service.js";
+import type { InvitationService } from "../../service/accounts/invitation-service.js";
 import { ok } from "../envelope.js";
 import { storableIdParam } from "../routes/params.js";
 import { parseInput } from "../validate.js";

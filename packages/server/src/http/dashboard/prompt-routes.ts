@@ -1,18 +1,18 @@
+import type { Permission } from "@promptstore/core/accounts/permissions";
 import {
   type DashboardPromptList,
   type DashboardPromptPage,
   PROMPT_PAGE_MAX,
   promptPageQuery,
 } from "@promptstore/core/dashboard";
-import type { Permission } from "@promptstore/core/permissions";
 import { createPromptBody, publishBody, readOptionsOf, readQuery, saveVersionBody } from "@promptstore/core/schemas";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { AccountService } from "../../service/account-service.js";
-import type { ExampleService } from "../../service/example-service.js";
-import type { PromptService } from "../../service/prompt-service.js";
-import { type AnswersInFlight, envelopeAround, sendPagesAsJson } from "../chunked-json.js";
+import type { AccountService } from "../../service/accounts/account-service.js";
+import type { ExampleService } from "../../service/playground/example-service.js";
+import type { PromptService } from "../../service/prompts/prompt-service.js";
 import { untilClientGoes } from "../client-gone.js";
 import { ok } from "../envelope.js";
+import { type AnswersInFlight, envelopeAround, sendPagesAsJson } from "../reads/chunked-json.js";
 import { labelParam, promptIdParam, storableIdParam } from "../routes/params.js";
 import { parseInput } from "../validate.js";
 import { userOf } from "./session-auth.js";

@@ -1,7 +1,7 @@
 import { labelSettingsBody, releaseDecisionBody, releaseRequestBody, releasesQuery } from "@promptstore/core/schemas";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { AccountService } from "../../service/account-service.js";
-import type { PromptService } from "../../service/prompt-service.js";
+import type { AccountService } from "../../service/accounts/account-service.js";
+import type { PromptService } from "../../service/prompts/prompt-service.js";
 import { ok } from "../envelope.js";
 import { labelParam, promptIdParam, storableIdParam } from "../routes/params.js";
 import { parseInput } from "../validate.js";

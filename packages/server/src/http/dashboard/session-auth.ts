@@ -1,8 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
 import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
-import type { AccountService, SessionState } from "../../service/account-service.js";
-import type { User } from "../../store/accounts.js";
+import type { AccountService, SessionState } from "../../service/accounts/account-service.js";
+import type { User } from "../../store/accounts/accounts.js";
 
 declare module "fastify" {
   interface FastifyRequest {

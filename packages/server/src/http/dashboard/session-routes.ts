@@ -1,7 +1,7 @@
 import { changePasswordBody, type SessionView, signInBody } from "@promptstore/core/dashboard";
 import type { FastifyInstance } from "fastify";
-import { type AccountService, WrongCurrentPassword } from "../../service/account-service.js";
-import type { User } from "../../store/accounts.js";
+import { type AccountService, WrongCurrentPassword } from "../../service/accounts/account-service.js";
+import type { User } from "../../store/accounts/accounts.js";
 import { ok } from "../envelope.js";
 import { parseInput } from "../validate.js";
 import {

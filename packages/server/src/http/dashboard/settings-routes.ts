@@ -1,3 +1,4 @@
+import { planLimits } from "@promptstore/core/accounts/plans";
 import { auditQuery } from "@promptstore/core/audit";
 import {
   type ApiKeyView,
@@ -7,15 +8,14 @@ import {
   type UsageView,
 } from "@promptstore/core/dashboard";
 import { notFound } from "@promptstore/core/errors";
-import { planLimits } from "@promptstore/core/plans";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RateLimiter } from "../../ratelimit/limiter.js";
-import type { AccountService } from "../../service/account-service.js";
+import type { AccountService } from "../../service/accounts/account-service.js";
+import type { TenantService } from "../../service/accounts/tenant-service.js";
 import type { AuditService } from "../../service/audit-service.js";
-import type { TenantService } from "../../service/tenant-service.js";
-import type { ApiKeyInfo } from "../../store/tenants.js";
+import type { ApiKeyInfo } from "../../store/accounts/tenants.js";
 import { ok } from "../envelope.js";
-import { RATE_WINDOW_SECONDS, rateLimitKey } from "../rate-limit.js";
+import { RATE_WINDOW_SECONDS, rateLimitKey } from "../guards/rate-limit.js";
 import { storableIdParam } from "../routes/params.js";
 import { parseInput } from "../validate.js";
 import { projectIdParam } from "./prompt-routes.js";

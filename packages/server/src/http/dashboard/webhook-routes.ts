@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import type { AccountService } from "../../service/account-service.js";
-import type { WebhookService } from "../../service/webhook-service.js";
+import type { AccountService } from "../../service/accounts/account-service.js";
+import type { WebhookService } from "../../service/webhooks/webhook-service.js";
 import { registerWebhookEndpoints } from "../routes/webhooks-v2.js";
 import { projectIdParam } from "./prompt-routes.js";
 import { userOf } from "./session-auth.js";

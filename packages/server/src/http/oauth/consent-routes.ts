@@ -1,5 +1,5 @@
+import { keyScopeSchema } from "@promptstore/core/accounts/key-scopes";
 import { AppError } from "@promptstore/core/errors";
-import { keyScopeSchema } from "@promptstore/core/key-scopes";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { AuthorizationService } from "../../service/oauth/authorization.js";

@@ -1,5 +1,5 @@
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from "@modelcontextprotocol/server";
-import { KEY_SCOPES } from "@promptstore/core/key-scopes";
+import { KEY_SCOPES } from "@promptstore/core/accounts/key-scopes";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { MCP_PATH } from "../routes/mcp.js";
 import { PROTECTED_RESOURCE_PATH, siteOf } from "./site.js";

@@ -2,7 +2,7 @@ import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import type { RateLimiter } from "../../ratelimit/limiter.js";
-import type { AccountService } from "../../service/account-service.js";
+import type { AccountService } from "../../service/accounts/account-service.js";
 import { AuthorizationService } from "../../service/oauth/authorization.js";
 import { ClientRegistry } from "../../service/oauth/client-registry.js";
 import { ConnectedApps } from "../../service/oauth/connected-apps.js";

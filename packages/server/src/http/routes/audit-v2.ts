@@ -2,9 +2,9 @@ import { AUDIT_ACTIONS, auditQuery } from "@promptstore/core/audit";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { AuditService } from "../../service/audit-service.js";
-import { callerOf } from "../auth.js";
 import { ok } from "../envelope.js";
-import type { Operation } from "../operation.js";
+import { callerOf } from "../guards/auth.js";
+import type { Operation } from "../openapi/operation.js";
 import { parseInput } from "../validate.js";
 
 const auditEntryOut = z.strictObject({

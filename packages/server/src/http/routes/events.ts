@@ -1,10 +1,10 @@
 import { Socket } from "node:net";
 import { eventsQuery } from "@promptstore/core/schemas";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { type EventHub, STREAM_CAP_RETRY_SECONDS } from "../../service/event-hub.js";
-import { callerOf } from "../auth.js";
-import { keepStreamOpen } from "../connection-limits.js";
-import { markStream } from "../metrics.js";
+import { type EventHub, STREAM_CAP_RETRY_SECONDS } from "../../service/events/event-hub.js";
+import { callerOf } from "../guards/auth.js";
+import { keepStreamOpen } from "../guards/connection-limits.js";
+import { markStream } from "../telemetry/metrics.js";
 import { parseInput } from "../validate.js";
 
 /**

@@ -2,9 +2,9 @@ import { localhostAllowedOrigins, validateOriginHeader } from "@modelcontextprot
 import { AppError } from "@promptstore/core/errors";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { authInfoFor, type McpEndpoints } from "../../mcp/endpoint.js";
-import { callerOf } from "../auth.js";
-import { keepStreamOpen } from "../connection-limits.js";
-import { markStream } from "../metrics.js";
+import { callerOf } from "../guards/auth.js";
+import { keepStreamOpen } from "../guards/connection-limits.js";
+import { markStream } from "../telemetry/metrics.js";
 
 export const MCP_PATH = "/api/v2/mcp";
 

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { DatabaseUnavailable, faultOf } from "../../store/faults.js";
 import type { Store } from "../../store/index.js";
 import { ok } from "../envelope.js";
-import { buildOpenApiDocument } from "../openapi.js";
+import { buildOpenApiDocument } from "../openapi/openapi.js";
 
 /** Routes without a key: health for load balancers, and the API description. */
 export function registerMetaRoutes(app: FastifyInstance, store: Store, version: string): void {

@@ -1,6 +1,6 @@
 import { badRequest, notFound } from "@promptstore/core/errors";
 import { labelNameProblem } from "@promptstore/core/labels";
-import { PROMPT_ID_PATTERN } from "@promptstore/core/slug";
+import { PROMPT_ID_PATTERN } from "@promptstore/core/prompts/slug";
 import { hasNoNul, isWellFormed } from "@promptstore/core/text";
 
 /** An id that cannot exist is simply not found: nothing outside the pattern was ever stored. */

@@ -9,7 +9,7 @@ import {
   updateExampleBody,
 } from "@promptstore/core/playground";
 import { z } from "zod";
-import type { Operation } from "../operation.js";
+import type { Operation } from "../openapi/operation.js";
 
 const exampleOut = exportedExample.extend({ prompt_id: z.string().describe("The prompt the example belongs to") });
 

@@ -8,8 +8,8 @@ import {
 } from "@promptstore/core/playground";
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Caller } from "../../service/access.js";
-import type { ExampleService } from "../../service/example-service.js";
-import type { RunService, RunSink } from "../../service/run-service.js";
+import type { ExampleService } from "../../service/playground/example-service.js";
+import type { RunService, RunSink } from "../../service/playground/run-service.js";
 import { ok } from "../envelope.js";
 import { type EventStream, openEventStream } from "../sse-stream.js";
 import { parseInput } from "../validate.js";

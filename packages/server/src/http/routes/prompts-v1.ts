@@ -1,10 +1,10 @@
 import type { FastifyInstance } from "fastify";
-import type { PromptService } from "../../service/prompt-service.js";
-import { callerOf } from "../auth.js";
-import { sendCachedRead } from "../cached-read.js";
-import type { Metrics } from "../metrics.js";
-import type { ReadCache } from "../read-cache.js";
-import { v1ReadJson } from "../read-json.js";
+import type { PromptService } from "../../service/prompts/prompt-service.js";
+import { callerOf } from "../guards/auth.js";
+import { sendCachedRead } from "../reads/cached-read.js";
+import type { ReadCache } from "../reads/read-cache.js";
+import { v1ReadJson } from "../reads/read-json.js";
+import type { Metrics } from "../telemetry/metrics.js";
 import { promptIdParam } from "./params.js";
 
 /** The only v1 endpoint: production (else latest) with the guard; query parameters are ignored. */

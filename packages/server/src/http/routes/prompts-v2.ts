@@ -13,14 +13,14 @@ import {
 import { isFullHash } from "@promptstore/core/version-ref";
 import type { FastifyInstance } from "fastify";
 import type { z } from "zod";
-import type { PromptService } from "../../service/prompt-service.js";
-import { callerOf } from "../auth.js";
-import { sendCachedRead } from "../cached-read.js";
-import { envelopeAround, sendPagesAsJson } from "../chunked-json.js";
+import type { PromptService } from "../../service/prompts/prompt-service.js";
 import { ok } from "../envelope.js";
-import type { Metrics, ReadKind } from "../metrics.js";
-import { PRODUCTION_READ, type ReadCache } from "../read-cache.js";
-import { v2ReadJson } from "../read-json.js";
+import { callerOf } from "../guards/auth.js";
+import { sendCachedRead } from "../reads/cached-read.js";
+import { envelopeAround, sendPagesAsJson } from "../reads/chunked-json.js";
+import { PRODUCTION_READ, type ReadCache } from "../reads/read-cache.js";
+import { v2ReadJson } from "../reads/read-json.js";
+import type { Metrics, ReadKind } from "../telemetry/metrics.js";
 import { parseInput } from "../validate.js";
 import { labelParam, promptIdParam } from "./params.js";
 

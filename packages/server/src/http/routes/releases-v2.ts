@@ -1,11 +1,11 @@
 import { releaseRequestBody, releasesQuery } from "@promptstore/core/schemas";
 import type { FastifyInstance } from "fastify";
-import type { ExampleService } from "../../service/example-service.js";
-import type { PromptService } from "../../service/prompt-service.js";
-import { callerOf } from "../auth.js";
+import type { ExampleService } from "../../service/playground/example-service.js";
+import type { PromptService } from "../../service/prompts/prompt-service.js";
 import { ok } from "../envelope.js";
-import type { Operation } from "../operation.js";
-import { releaseList, releaseOut, removedLabel } from "../response-schemas.js";
+import { callerOf } from "../guards/auth.js";
+import type { Operation } from "../openapi/operation.js";
+import { releaseList, releaseOut, removedLabel } from "../openapi/response-schemas.js";
 import { parseInput } from "../validate.js";
 import { promptIdParam, storableIdParam } from "./params.js";
 

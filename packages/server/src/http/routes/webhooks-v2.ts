@@ -9,10 +9,10 @@ import {
 } from "@promptstore/core/webhooks";
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { ProjectWebhooks, WebhookService } from "../../service/webhook-service.js";
-import { callerOf } from "../auth.js";
+import type { ProjectWebhooks, WebhookService } from "../../service/webhooks/webhook-service.js";
 import { ok } from "../envelope.js";
-import type { Operation } from "../operation.js";
+import { callerOf } from "../guards/auth.js";
+import type { Operation } from "../openapi/operation.js";
 import { parseInput } from "../validate.js";
 
 const WEBHOOK_ID = /^whk_[0-9a-f]{24}$/;

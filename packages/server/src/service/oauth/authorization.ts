@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
+import { isKeyScope, KEY_SCOPES, type KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { Role } from "@promptstore/core/dashboard";
 import { AppError, notFound } from "@promptstore/core/errors";
-import { isKeyScope, KEY_SCOPES, type KeyScope } from "@promptstore/core/key-scopes";
-import type { User } from "../../store/accounts.js";
+import type { User } from "../../store/accounts/accounts.js";
 import type { OAuthClient } from "../../store/oauth/clients.js";
 import type { NewToken, OAuthGrantStore } from "../../store/oauth/grants.js";
 import type { OAuthRequestStore, PendingRequest } from "../../store/oauth/requests.js";
 import { highestScopeOf, requireRole } from "../access.js";
-import type { AccountService } from "../account-service.js";
+import type { AccountService } from "../accounts/account-service.js";
 import type { ClientRegistry } from "./client-registry.js";
 import { OAuthFailure, ShownFailure } from "./errors.js";
 import { redirectUriMatches } from "./redirect-uris.js";

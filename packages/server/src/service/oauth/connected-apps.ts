@@ -1,7 +1,7 @@
 import { notFound } from "@promptstore/core/errors";
-import type { User } from "../../store/accounts.js";
+import type { User } from "../../store/accounts/accounts.js";
 import type { GrantView, OAuthGrantStore } from "../../store/oauth/grants.js";
-import type { AccountService } from "../account-service.js";
+import type { AccountService } from "../accounts/account-service.js";
 
 /**
  * Settings → Connected apps: each person sees and revokes the MCP clients they allowed; an organization's

@@ -1,4 +1,4 @@
-import { KEY_SCOPES } from "@promptstore/core/key-scopes";
+import { KEY_SCOPES } from "@promptstore/core/accounts/key-scopes";
 import type { OAuthGrantStore } from "../../store/oauth/grants.js";
 import { type Caller, highestScopeOf } from "../access.js";
 import { sameResource, sha256 } from "./authorization.js";

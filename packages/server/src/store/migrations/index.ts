@@ -1,20 +1,20 @@
 import type { Migration, MigrationProvider } from "kysely";
-import * as m001 from "./001-initial.js";
-import * as m002 from "./002-rate-limits.js";
-import * as m003 from "./003-accounts.js";
-import * as m004 from "./004-version-documents.js";
-import * as m005 from "./005-events.js";
-import * as m006 from "./006-webhooks.js";
-import * as m007 from "./007-least-privilege.js";
-import * as m008 from "./008-labels.js";
-import * as m009 from "./009-event-types-length.js";
-import * as m010 from "./010-secret-key-check.js";
-import * as m011 from "./011-model-settings.js";
-import * as m015 from "./015-invitations-sealed-secrets.js";
-import * as m016 from "./016-playground.js";
-import * as m017 from "./017-imported-results.js";
-import * as m018 from "./018-section-title-length.js";
-import * as m020 from "./020-oauth.js";
+import * as m001 from "./001-009/001-initial.js";
+import * as m002 from "./001-009/002-rate-limits.js";
+import * as m003 from "./001-009/003-accounts.js";
+import * as m004 from "./001-009/004-version-documents.js";
+import * as m005 from "./001-009/005-events.js";
+import * as m006 from "./001-009/006-webhooks.js";
+import * as m007 from "./001-009/007-least-privilege.js";
+import * as m008 from "./001-009/008-labels.js";
+import * as m009 from "./001-009/009-event-types-length.js";
+import * as m010 from "./010-019/010-secret-key-check.js";
+import * as m011 from "./010-019/011-model-settings.js";
+import * as m015 from "./010-019/015-invitations-sealed-secrets.js";
+import * as m016 from "./010-019/016-playground.js";
+import * as m017 from "./010-019/017-imported-results.js";
+import * as m018 from "./010-019/018-section-title-length.js";
+import * as m020 from "./020-029/020-oauth.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {

@@ -1,5 +1,5 @@
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { Role } from "@promptstore/core/dashboard";
-import type { KeyScope } from "@promptstore/core/key-scopes";
 import type { Kysely } from "kysely";
 import { now } from "../ids.js";
 import type { Database, OAuthGrantsTable } from "../schema.js";

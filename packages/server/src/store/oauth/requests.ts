@@ -1,4 +1,4 @@
-import type { KeyScope } from "@promptstore/core/key-scopes";
+import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { Kysely } from "kysely";
 import { now } from "../ids.js";
 import type { Database, OAuthRequestsTable } from "../schema.js";
