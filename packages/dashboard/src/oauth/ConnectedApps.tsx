@@ -5,6 +5,7 @@ import { useSession } from "../shell/session";
 import { type Column, RemoveDialog, SettingsCard, SettingsTable, useRemoval } from "../ui/SettingsTable";
 import { EmptyState } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
+import "./oauth.css";
 
 /**
  * Settings → Connected apps: the MCP clients (Claude, ChatGPT, Cursor…) a person allowed, by project and
@@ -41,7 +42,7 @@ function GrantsCard({ orgId, heading, intro }: { orgId: string | null; heading: 
       cell: (grant) => (
         <>
           {grant.client_name}
-          {orgId ? <div className="small subtle">{grant.user_email}</div> : null}
+          {orgId ? <div className="small subtle grant-person">{grant.user_email}</div> : null}
         </>
       ),
     },
