@@ -4,6 +4,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // What a person waits for, not a speed check: a sign-in's scrypt on a machine whose two cores run the
+    // whole suite took longer than expect.poll's default second (the journey's first sign-in, once).
+    expect: { poll: { timeout: 10_000 } },
     reporters: process.env.CI ? ["default", ["json", { outputFile: ".tmp/vitest-report.json" }]] : ["default"],
     projects: [
       {
