@@ -6,7 +6,7 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type TestApp, testApp } from "../support/app.js";
-import { type Browser, member } from "../support/dashboard.js";
+import { type Browser, member, newUser, signIn } from "../support/dashboard.js";
 import { DATABASES } from "../support/databases.js";
 import { allow, authorize, mcpCall, pkce, REDIRECT, signInClient, tokenRequest } from "../support/oauth.js";
 
@@ -196,5 +196,31 @@ describe.each(DATABASES)("MCP sign-ins in the audit trail ($name)", (database) =
     await allowAuditRows();
     expect((await editor.call("DELETE", `/api/dashboard/oauth/grants/${grantId}`)).status).toBe(200);
     expect((await appRows()).map((row) => row.action)).toEqual(["app.revoked", "app.connected"]);
+  });
+
+  it("a long client name is cut in the actor, never the person, so a security revocation is always written", async () => {
+    const email = `${"a".repeat(64)}@${"b".repeat(60)}.example.com`;
+    const person = await signIn(t, await newUser(t, t.project.orgId, "editor", email));
+    const name = "N".repeat(200);
+    const { refresh, clientId } = await signInClient(t, person, t.project.projectId, "read", name);
+    const grantId = await newestGrant(person);
+    const exchange = { grant_type: "refresh_token", refresh_token: refresh, client_id: clientId };
+    expect((await tokenRequest(t, exchange)).status).toBe(200);
+    expect((await tokenRequest(t, exchange)).status).toBe(400);
+    const actor = `${`user:${email} via MCP client ${name}`.slice(0, 299)}…`;
+    expect(actor).toHaveLength(300);
+    expect(await appRows()).toEqual([
+      {
+        id: ID,
+        at: AT,
+        actor,
+        action: "app.revoked",
+        target: `${name} (${grantId})`,
+        before: "read",
+        after: "revoked",
+      },
+      expect.objectContaining({ actor: `user:${email}`, action: "app.connected" }),
+    ]);
+    expect((await person.call("GET", "/api/dashboard/oauth/grants")).body.data.grants).toEqual([]);
   });
 });
