@@ -8,7 +8,12 @@ import { text } from "./text.js";
  * (`revoked` after a revocation), the plan's name for a plan change. The release path's actions target
  * `<prompt id>:<label>` (a label's settings: `label:<name>`), and point at versions, or at `protected` /
  * `unprotected` for settings. Invitations belong to the organization (every project's trail shows them),
- * target the invited e-mail, and point at the role (`revoked` after a revocation).
+ * target the invited e-mail, and point at the role (`revoked` after a revocation). MCP sign-ins (OAuth grants)
+ * belong to the grant's project, target `<client name> (<grant id>)` (the name as registered, the id as
+ * Connected apps lists it), and point at the scope granted (`revoked` after a revocation): `app.connected`
+ * names the person who allowed the client, `app.revoked` whoever revoked it in Connected apps, or the grant's
+ * person via the client when the client revoked it (RFC 7009) or the server did (a reused code or refresh
+ * token).
  */
 export const AUDIT_ACTIONS = [
   "prompt.created",
@@ -29,6 +34,8 @@ export const AUDIT_ACTIONS = [
   "invitation.created",
   "invitation.revoked",
   "invitation.accepted",
+  "app.connected",
+  "app.revoked",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -36,13 +43,22 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export interface AuditEntry {
   id: string;
   at: string;
-  /** `key:<prefix>`, `user:<e-mail>` or `cli`. */
+  /** `key:<prefix>`, `user:<e-mail>` (`user:<e-mail> via MCP client <name>` through a sign-in) or `cli`. */
   actor: string;
   action: AuditAction;
   /** The prompt id, the key id, or the organization id (plan changes). */
   target: string;
   before: string | null;
   after: string | null;
+}
+
+/**
+ * The actor of what a person does through an MCP client they allowed. The audit trail's column holds 300
+ * characters: a long client name is cut, the person never.
+ */
+export function viaMcpClient(person: string, client: string): string {
+  const text = `${person} via MCP client ${client}`;
+  return text.length <= 300 ? text : `${text.slice(0, 299)}…`;
 }
 
 export interface AuditPage {

@@ -2033,7 +2033,7 @@ export interface operations {
                  * @description ISO 8601, UTC, milliseconds
                  */
                 at: string;
-                /** @description key:<prefix>, user:<e-mail> or cli */
+                /** @description key:<prefix>, user:<e-mail> (user:<e-mail> via MCP client <name> through a sign-in) or cli */
                 actor: string;
                 /** @enum {string} */
                 action:
@@ -2054,12 +2054,14 @@ export interface operations {
                   | "label.configured"
                   | "invitation.created"
                   | "invitation.revoked"
-                  | "invitation.accepted";
-                /** @description The prompt id, the key id, or the organization id (plan.changed) */
+                  | "invitation.accepted"
+                  | "app.connected"
+                  | "app.revoked";
+                /** @description The prompt id, the key id, the organization id (plan.changed), or <client name> (<grant id>) (app.*) */
                 target: string;
-                /** @description What the action moved from: a version hash (prompts), a key's scope, a plan */
+                /** @description What the action moved from: a version hash (prompts), a key's or a grant's scope, a plan */
                 before: string | null;
-                /** @description What it moved to; `revoked` for a revoked key, null for a deletion */
+                /** @description What it moved to; `revoked` for a revoked key or grant, null for a deletion */
                 after: string | null;
               }[];
               /** @description Pass it as cursor for the next (older) page; null at the end */

@@ -25,6 +25,8 @@ const ACTION_LABEL: Record<AuditEntry["action"], string> = {
   "release.rejected": "Release rejected",
   "release.cancelled": "Release cancelled",
   "label.configured": "Label settings changed",
+  "app.connected": "App connected",
+  "app.revoked": "App revoked",
 };
 
 const pointer = (value: string | null) => (value === null ? "—" : readableRef(value));

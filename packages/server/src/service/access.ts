@@ -1,5 +1,6 @@
 import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import { can, keyAllows, type Permission } from "@promptstore/core/accounts/permissions";
+import { viaMcpClient } from "@promptstore/core/audit";
 import type { Role } from "@promptstore/core/dashboard";
 import { AppError } from "@promptstore/core/errors";
 
@@ -28,10 +29,7 @@ export interface Caller {
 
 /** Who the audit trail names: the person, and the MCP client they acted through when it was one. */
 export function auditActor(caller: Pick<Caller, "actor" | "client">): string {
-  if (caller.client === undefined) return caller.actor;
-  // The audit trail's column holds 300 characters: a long client name is cut, the person never.
-  const text = `${caller.actor} via MCP client ${caller.client}`;
-  return text.length <= 300 ? text : `${text.slice(0, 299)}…`;
+  return caller.client === undefined ? caller.actor : viaMcpClient(caller.actor, caller.client);
 }
 
 /** The highest key scope a role may hold or hand to an MCP client: a viewer reads, editors and owners publish. */

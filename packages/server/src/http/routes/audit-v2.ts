@@ -10,11 +10,18 @@ import { parseInput } from "../validate.js";
 const auditEntryOut = z.strictObject({
   id: z.string(),
   at: z.iso.datetime().describe("ISO 8601, UTC, milliseconds"),
-  actor: z.string().describe("key:<prefix>, user:<e-mail> or cli"),
+  actor: z
+    .string()
+    .describe("key:<prefix>, user:<e-mail> (user:<e-mail> via MCP client <name> through a sign-in) or cli"),
   action: z.enum(AUDIT_ACTIONS),
-  target: z.string().describe("The prompt id, the key id, or the organization id (plan.changed)"),
-  before: z.string().nullable().describe("What the action moved from: a version hash (prompts), a key's scope, a plan"),
-  after: z.string().nullable().describe("What it moved to; `revoked` for a revoked key, null for a deletion"),
+  target: z
+    .string()
+    .describe("The prompt id, the key id, the organization id (plan.changed), or <client name> (<grant id>) (app.*)"),
+  before: z
+    .string()
+    .nullable()
+    .describe("What the action moved from: a version hash (prompts), a key's or a grant's scope, a plan"),
+  after: z.string().nullable().describe("What it moved to; `revoked` for a revoked key or grant, null for a deletion"),
 });
 
 export const auditPageOut = z.strictObject({

@@ -236,7 +236,7 @@ export class AuthorizationService {
     const { row, first } = taken;
     if (!first) {
       // A code used twice was probably stolen: what it gave is revoked (RFC 6749 4.1.2).
-      if (row.grant_id) await this.grants.revoke(row.grant_id, "authorization code reused");
+      if (row.grant_id) await this.grants.revoke(row.grant_id, { reason: "authorization code reused" });
       throw new OAuthFailure("invalid_grant", "code: already used; the tokens it gave are revoked");
     }
     if (row.code_expires_at === null || row.code_expires_at <= new Date().toISOString()) {
@@ -334,7 +334,7 @@ export class AuthorizationService {
     const owner = await this.grants.grantOfToken(sha256(token));
     if (!owner) return;
     if (clientId !== undefined && clientId !== owner.clientId) return;
-    await this.grants.revoke(owner.grantId, "the client");
+    await this.grants.revoke(owner.grantId, { reason: "the client" });
   }
 
   /** The person is still a member with a role that holds the scope; else the grant is no use. */

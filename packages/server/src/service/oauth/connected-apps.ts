@@ -33,6 +33,6 @@ export class ConnectedApps {
         throw missing;
       });
     }
-    await this.grants.revoke(grant.id, `user:${user.email}`);
+    await this.grants.revoke(grant.id, { actor: `user:${user.email}` });
   }
 }

@@ -1,6 +1,8 @@
 import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
+import { viaMcpClient } from "@promptstore/core/audit";
 import type { Role } from "@promptstore/core/dashboard";
 import type { Kysely } from "kysely";
+import { recordAudit } from "../audit.js";
 import { now } from "../ids.js";
 import type { Database, OAuthGrantsTable } from "../schema.js";
 
@@ -27,6 +29,16 @@ export interface AccessGrant {
   expiresAt: string;
 }
 
+/**
+ * Who ends a grant: a person in Connected apps (`user:<e-mail>`, the audit row's actor), or the client
+ * (RFC 7009) or the server's security rules (a reused code or refresh token), given as the reason; the audit
+ * row then names the grant's person via the client.
+ */
+export type GrantRevoker = { actor: string } | { reason: string };
+
+/** The audit row's target for a grant: the client's name as registered, and the grant's id. */
+const auditTarget = (grant: { id: string; client_name: string }) => `${grant.client_name} (${grant.id})`;
+
 /** A grant as Settings → Connected apps lists it. */
 export interface GrantView {
   id: string;
@@ -52,6 +64,23 @@ export class OAuthGrantStore {
         .values({ ...grant, last_used_at: null, revoked_at: null, revoked_by: null })
         .execute();
       await this.insertTokens(trx, grant.id, tokens);
+      const person = await trx
+        .selectFrom("users")
+        .select("email")
+        .where("id", "=", grant.user_id)
+        .executeTakeFirstOrThrow();
+      await recordAudit(trx, [
+        {
+          orgId: grant.org_id,
+          projectId: grant.project_id,
+          at: grant.created_at,
+          actor: `user:${person.email}`,
+          action: "app.connected",
+          target: auditTarget(grant),
+          before: null,
+          after: grant.scope,
+        },
+      ]);
     });
   }
 
@@ -133,7 +162,7 @@ export class OAuthGrantStore {
           .where("kind", "=", "refresh")
           .executeTakeFirst();
         if (used?.used_at) {
-          await this.revokeIn(trx, used.grant_id, "refresh token reused");
+          await this.revokeIn(trx, used.grant_id, { reason: "refresh token reused" });
           return { reused: true as const };
         }
         return undefined;
@@ -165,19 +194,42 @@ export class OAuthGrantStore {
     return this.db.selectFrom("oauth_grants").selectAll().where("id", "=", grantId).executeTakeFirst();
   }
 
-  /** Revokes a grant and with it every token of its family; false when it was already revoked. */
-  async revoke(grantId: string, by: string): Promise<boolean> {
-    return this.revokeIn(this.db, grantId, by);
+  /**
+   * Revokes a grant and with it every token of its family, with its `app.revoked` audit row in the same
+   * transaction; false (and no row) when it was already revoked.
+   */
+  async revoke(grantId: string, by: GrantRevoker): Promise<boolean> {
+    return this.db.transaction().execute((trx) => this.revokeIn(trx, grantId, by));
   }
 
-  private async revokeIn(db: Kysely<Database>, grantId: string, by: string): Promise<boolean> {
+  private async revokeIn(db: Kysely<Database>, grantId: string, by: GrantRevoker): Promise<boolean> {
+    const at = now();
     const result = await db
       .updateTable("oauth_grants")
-      .set({ revoked_at: now(), revoked_by: by.slice(0, 300) })
+      .set({ revoked_at: at, revoked_by: ("actor" in by ? by.actor : by.reason).slice(0, 300) })
       .where("id", "=", grantId)
       .where("revoked_at", "is", null)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    const grant = await db
+      .selectFrom("oauth_grants as g")
+      .innerJoin("users as u", "u.id", "g.user_id")
+      .select(["g.id", "g.org_id", "g.project_id", "g.scope", "g.client_name", "u.email"])
+      .where("g.id", "=", grantId)
+      .executeTakeFirstOrThrow();
+    await recordAudit(db, [
+      {
+        orgId: grant.org_id,
+        projectId: grant.project_id,
+        at,
+        actor: "actor" in by ? by.actor : viaMcpClient(`user:${grant.email}`, grant.client_name),
+        action: "app.revoked",
+        target: auditTarget(grant),
+        before: grant.scope,
+        after: "revoked",
+      },
+    ]);
+    return true;
   }
 
   async touch(grantId: string, at: string): Promise<void> {
