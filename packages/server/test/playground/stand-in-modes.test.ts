@@ -43,13 +43,13 @@ describe.each(DATABASES)("the stand-in's deterministic and rate-limited modes ($
     }
   });
 
-  it("times: a 429 with Retry-After for the first request, then the answer", async () => {
+  it("times and after: a 429 with Retry-After for the first request, then the answer", async () => {
     standIn.on("busy", {
       kind: "error",
       status: 429,
       retryAfter: 2,
       times: 1,
-      then: { kind: "compute", answer: shout },
+      after: { kind: "compute", answer: shout },
     });
     const connection = await standInConnection(t, standIn);
     const prompt = await toolPrompt(t);

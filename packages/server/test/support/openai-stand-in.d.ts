@@ -51,9 +51,9 @@ export type Behaviour = (
       firstDelayMs?: number;
     }
 ) & {
-  /** This behaviour for the model's first `times` requests, then `then` (a 500 when none). */
+  /** This behaviour for the model's first `times` requests, then `after` (a 500 when none). */
   times?: number;
-  then?: Behaviour;
+  after?: Behaviour;
 };
 
 export interface StandIn {

@@ -157,11 +157,11 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789") {
     if (request.headers.authorization !== `Bearer ${apiKey}`) return sendError(401); // [auth], [errors]
     let behaviour = behaviours.get(model);
     if (!behaviour) return sendError(404); // [errors]
-    // `times`: this behaviour for its first N requests, then `then` (a 429 twice, then the answer).
+    // `times`: this behaviour for its first N requests, then `after` (a 429 twice, then the answer).
     if (behaviour.times !== undefined) {
       const used = (served.get(model) ?? 0) + 1;
       served.set(model, used);
-      if (used > behaviour.times) behaviour = behaviour.then ?? { kind: "error", status: 500 };
+      if (used > behaviour.times) behaviour = behaviour.after ?? { kind: "error", status: 500 };
     }
     // `compute`: the answer is a function of the request alone (the messages, tools and settings sent), so a
     // test knows every check's verdict exactly; it streams like `stream`, a piece per `pieceChars`.
