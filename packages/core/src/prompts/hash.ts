@@ -9,7 +9,8 @@ export function sha256Hex(data: string): string {
 // The package is CommonJS (`module.exports = fn`) but its typings declare a default export.
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
 
-function canonical(value: unknown): string {
+/** RFC 8785 canonical JSON: the bytes every content hash of ours covers (versions, dataset cases, checks). */
+export function canonical(value: unknown): string {
   const json = canonicalize(value);
   if (json === undefined) throw new TypeError("content is not serializable as JSON");
   return json;

@@ -6,8 +6,15 @@ export interface StandInRequest {
   body: Record<string, any>;
 }
 
+/** What a `compute` behaviour answers, from the request alone. */
+export interface ComputedAnswer {
+  content?: string;
+  toolCalls?: { id: string; name: string; argumentPieces: string[] }[];
+  usage?: { prompt_tokens: number; completion_tokens: number };
+}
+
 /** What the stand-in answers for one model name. */
-export type Behaviour =
+export type Behaviour = (
   | {
       kind: "stream";
       /** Text pieces, each sent as one chunk (after `delayMs`). */
@@ -31,7 +38,23 @@ export type Behaviour =
   | { kind: "no_newlines"; delayMs?: number }
   /** A comment line every `intervalMs` (500), and nothing else, forever. */
   | { kind: "drip"; intervalMs?: number }
-  | { kind: "error"; status: 401 | 404 | 429 | 500 | 400; message?: string; retryAfter?: number };
+  | { kind: "error"; status: 401 | 404 | 429 | 500 | 400; message?: string; retryAfter?: number }
+  /**
+   * The answer as a function of the request's body alone (deterministic: the same messages, the same answer),
+   * streamed `pieceChars` (8) at a time; usage from the sizes unless the answer gives it.
+   */
+  | {
+      kind: "compute";
+      answer: (body: Record<string, any>) => ComputedAnswer;
+      pieceChars?: number;
+      delayMs?: number;
+      firstDelayMs?: number;
+    }
+) & {
+  /** This behaviour for the model's first `times` requests, then `after` (a 500 when none). */
+  times?: number;
+  after?: Behaviour;
+};
 
 export interface StandIn {
   url: string;

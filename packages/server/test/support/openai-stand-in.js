@@ -137,6 +137,8 @@ async function hostile(behaviour, response, model) {
 /** @type {typeof import("./openai-stand-in.d.ts").startStandIn} */
 export async function startStandIn(apiKey = "sk-test-stand-in-0123456789") {
   const behaviours = new Map();
+  /** Requests answered per model, for behaviours with `times`. */
+  const served = new Map();
   const requests = [];
   const sent = [];
   const sockets = new Set();
@@ -153,8 +155,34 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789") {
     };
     if (request.method !== "POST" || request.url !== "/v1/chat/completions") return sendError(404, "Not found");
     if (request.headers.authorization !== `Bearer ${apiKey}`) return sendError(401); // [auth], [errors]
-    const behaviour = behaviours.get(model);
+    let behaviour = behaviours.get(model);
     if (!behaviour) return sendError(404); // [errors]
+    // `times`: this behaviour for its first N requests, then `after` (a 429 twice, then the answer).
+    if (behaviour.times !== undefined) {
+      const used = (served.get(model) ?? 0) + 1;
+      served.set(model, used);
+      if (used > behaviour.times) behaviour = behaviour.after ?? { kind: "error", status: 500 };
+    }
+    // `compute`: the answer is a function of the request alone (the messages, tools and settings sent), so a
+    // test knows every check's verdict exactly; it streams like `stream`, a piece per `pieceChars`.
+    if (behaviour.kind === "compute") {
+      const answer = behaviour.answer(body);
+      const content = answer.content ?? "";
+      const size = behaviour.pieceChars ?? 8;
+      const pieces = [];
+      for (let i = 0; i < content.length; i += size) pieces.push(content.slice(i, i + size));
+      behaviour = {
+        kind: "stream",
+        pieces,
+        toolCalls: answer.toolCalls,
+        delayMs: behaviour.delayMs,
+        firstDelayMs: behaviour.firstDelayMs,
+        usage: answer.usage ?? {
+          prompt_tokens: JSON.stringify(body.messages ?? []).length,
+          completion_tokens: content.length,
+        },
+      };
+    }
     if (behaviour.kind === "error") {
       if (behaviour.retryAfter !== undefined) response.setHeader("retry-after", String(behaviour.retryAfter));
       return sendError(behaviour.status, behaviour.message);
@@ -272,6 +300,7 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789") {
     },
     on(model, behaviour) {
       behaviours.set(model, behaviour);
+      served.delete(model);
     },
     async close() {
       for (const socket of sockets) socket.destroy();
