@@ -369,8 +369,12 @@ describe.each(DATABASES)("MCP authorization ($name)", (database) => {
       },
     ]);
     await mcpCall(t, access, "tools/list");
-    const used = await editor.call("GET", "/api/dashboard/oauth/grants");
-    expect(used.body.data.grants[0].last_used_at).toEqual(expect.any(String));
+    // The last use is written beside the request, not before its answer: asked again until it is there.
+    await expect
+      .poll(async () => (await editor.call("GET", "/api/dashboard/oauth/grants")).body.data.grants[0].last_used_at, {
+        timeout: 10_000,
+      })
+      .toEqual(expect.any(String));
     expect((await owner.call("GET", "/api/dashboard/oauth/grants")).body.data.grants).toEqual([]);
     const org = await owner.call("GET", `/api/dashboard/oauth/grants?org=${t.project.orgId}`);
     expect(org.body.data.grants.map((g: { id: string }) => g.id)).toEqual([mine.body.data.grants[0].id]);
