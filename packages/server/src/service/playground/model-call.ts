@@ -337,6 +337,9 @@ export async function callModel(
     let partialLength = 0;
     for await (const text of response as AsyncIterable<string>) {
       arm();
+      // A provider that floods is read at the pace of everything else the loop serves: one turn of the loop per
+      // piece read (bench/results.md, "A hostile provider": /healthz p99 under four floods from 112 to 46 ms).
+      await new Promise((resolve) => setImmediate(resolve));
       let start = 0;
       let newline = text.indexOf("\n");
       while (newline !== -1) {
