@@ -4,17 +4,15 @@
 // The stand-in and the clients reading the runs live in a child process (bench/lib/hostile-flood.js), so this
 // process does nothing but ask /healthz every 10 ms and read the server's RSS. Writes its section of
 // bench/results.md (between the hostile-provider markers).
-import { execFile, fork } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fork } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { addConnection, writeSection } from "./lib/model-bench.js";
 import { startServer } from "./lib/processes.js";
 import { seed } from "./lib/seed.js";
 
-const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.url));
-const BIN = fileURLToPath(new URL("../bin/promptstore.js", import.meta.url));
 const START = "<!-- hostile-provider bench: start -->";
 const END = "<!-- hostile-provider bench: end -->";
 const SECONDS = Number(process.env.BENCH_HOSTILE_SECONDS ?? 10);
@@ -67,24 +65,7 @@ const model = await new Promise((resolve) => flood.once("message", resolve));
 let server;
 try {
   const seeded = await seed(databaseUrl);
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      BIN,
-      "connection",
-      "add",
-      seeded.projectId,
-      "--name",
-      "hostile",
-      "--base-url",
-      model.baseUrl,
-      "--api-key-env",
-      "BENCH_MODEL_KEY",
-      "--json",
-    ],
-    { env: { ...process.env, ...env, DATABASE_URL: databaseUrl, BENCH_MODEL_KEY: model.apiKey } },
-  );
-  const connection = JSON.parse(stdout).id;
+  const connection = await addConnection(databaseUrl, env, seeded.projectId, "hostile", model);
   server = await startServer(databaseUrl, env);
   const rows = [];
   for (const mode of MODES) {
@@ -150,16 +131,7 @@ try {
     `Load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores when written.`,
     END,
   ].join("\n");
-  const results = readFileSync(RESULTS, "utf8");
-  const from = results.indexOf(START);
-  const to = results.indexOf(END);
-  writeFileSync(
-    RESULTS,
-    from === -1
-      ? `${results.trimEnd()}\n\n${section}\n`
-      : `${results.slice(0, from)}${section}${results.slice(to + END.length)}`,
-  );
-  console.log(section);
+  writeSection(START, END, section);
 } finally {
   await server?.stop();
   flood.send("close");

@@ -2,18 +2,14 @@
 // streams without buffering. The tests' OpenAI stand-in (test/support/openai-stand-in.js)
 // runs in this process; the server is the real binary on SQLite. Writes its section of bench/results.md
 // (between the playground markers), leaving the other rows alone.
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { startStandIn } from "../test/support/openai-stand-in.js";
+import { addConnection, writeSection } from "./lib/model-bench.js";
 import { startServer } from "./lib/processes.js";
 import { seed } from "./lib/seed.js";
 
-const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.url));
-const BIN = fileURLToPath(new URL("../bin/promptstore.js", import.meta.url));
 const START = "<!-- playground bench: start -->";
 const END = "<!-- playground bench: end -->";
 const RUNS = Number(process.env.BENCH_PLAYGROUND_RUNS ?? 40);
@@ -94,24 +90,7 @@ model.on("bench", {
 let server;
 try {
   const seeded = await seed(databaseUrl);
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      BIN,
-      "connection",
-      "add",
-      seeded.projectId,
-      "--name",
-      "bench",
-      "--base-url",
-      model.baseUrl,
-      "--api-key-env",
-      "BENCH_MODEL_KEY",
-      "--json",
-    ],
-    { env: { ...process.env, ...env, DATABASE_URL: databaseUrl, BENCH_MODEL_KEY: model.apiKey } },
-  );
-  const connection = JSON.parse(stdout).id;
+  const connection = await addConnection(databaseUrl, env, seeded.projectId, "bench", model);
   server = await startServer(databaseUrl, env);
 
   // Warm both paths, then alternate them so the machine's noise falls on both alike.
@@ -163,15 +142,7 @@ try {
     `server takes ${median(reads).toFixed(1)} ms on this machine in the same rounds (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores when written).`,
     END,
   ].join("\n");
-  const results = readFileSync(RESULTS, "utf8");
-  const from = results.indexOf(START);
-  const to = results.indexOf(END);
-  const updated =
-    from === -1
-      ? `${results.trimEnd()}\n\n${section}\n`
-      : `${results.slice(0, from)}${section}${results.slice(to + END.length)}`;
-  writeFileSync(RESULTS, updated);
-  console.log(section);
+  writeSection(START, END, section);
 } finally {
   await server?.stop();
   await model.close();
