@@ -1,5 +1,5 @@
 /**
- * A dataset's test cases (docs/evaluations.md): what a case holds, its bounds, and how cases are named by
+ * A dataset's test cases (issue 38): what a case holds, its bounds, and how cases are named by
  * their content. A case is the RFC 8785 canonical JSON of `{ vars, messages?, expected?, tags? }`; its id is
  * the SHA-256 of those bytes, so a case unchanged from one dataset version to the next keeps its id. A dataset
  * version is the SHA-256 of the canonical JSON array of its cases, in order, computed one case at a time

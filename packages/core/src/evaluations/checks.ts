@@ -1,5 +1,5 @@
 /**
- * Checks (docs/evaluations.md): what a good answer is, as plain data. Each is `{ type, name?, ...params }`; a
+ * Checks (issue 38): what a good answer is, as plain data. Each is `{ type, name?, ...params }`; a
  * check set is an ordered list of them, named uniquely (a check without a name is called by its type, and the
  * second of a type `<type>#2`), and hashed as content: its canonical JSON is part of an evaluation's identity.
  */
