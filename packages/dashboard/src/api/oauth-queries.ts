@@ -1,35 +1,11 @@
 /** MCP sign-in: the consent screen's request, and Settings → Connected apps. */
 
+import type { ConsentView, GrantView } from "@promptstore/core/accounts/connected-apps";
 import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
-import type { Role } from "@promptstore/core/dashboard";
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { del, get, path, post } from "./client";
 
-export interface ConsentView {
-  request_id: string;
-  client: { id: string; name: string; kind: "registered" | "document"; redirect_uri: string; redirect_host: string };
-  requested_scope: KeyScope | null;
-  organizations: {
-    id: string;
-    name: string;
-    role: Role;
-    highest_scope: KeyScope;
-    projects: { id: string; name: string }[];
-  }[];
-}
-
-export interface GrantView {
-  id: string;
-  client_id: string;
-  client_name: string;
-  user_email: string;
-  org_id: string;
-  project_id: string;
-  project_name: string;
-  scope: KeyScope;
-  created_at: string;
-  last_used_at: string | null;
-}
+export type { ConsentView, GrantView };
 
 export const oauthKeys = {
   request: (id: string) => ["oauth", "request", id] as const,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
+import type { ConsentView } from "@promptstore/core/accounts/connected-apps";
 import { isKeyScope, KEY_SCOPES, type KeyScope } from "@promptstore/core/accounts/key-scopes";
-import type { Role } from "@promptstore/core/dashboard";
 import { AppError, notFound } from "@promptstore/core/errors";
 import type { User } from "../../store/accounts/accounts.js";
 import type { OAuthClient } from "../../store/oauth/clients.js";
@@ -39,20 +39,6 @@ export interface AuthorizeParams {
   code_challenge_method?: string | undefined;
   scope?: string | undefined;
   resource?: string | undefined;
-}
-
-/** The consent screen's content. */
-export interface ConsentView {
-  request_id: string;
-  client: { id: string; name: string; kind: OAuthClient["kind"]; redirect_uri: string; redirect_host: string };
-  requested_scope: KeyScope | null;
-  organizations: {
-    id: string;
-    name: string;
-    role: Role;
-    highest_scope: KeyScope;
-    projects: { id: string; name: string }[];
-  }[];
 }
 
 export interface TokenAnswer {

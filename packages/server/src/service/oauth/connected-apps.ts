@@ -1,6 +1,7 @@
+import type { GrantView } from "@promptstore/core/accounts/connected-apps";
 import { notFound } from "@promptstore/core/errors";
 import type { User } from "../../store/accounts/accounts.js";
-import type { GrantView, OAuthGrantStore } from "../../store/oauth/grants.js";
+import type { OAuthGrantStore } from "../../store/oauth/grants.js";
 import type { AccountService } from "../accounts/account-service.js";
 
 /**

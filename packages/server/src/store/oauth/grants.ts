@@ -1,3 +1,4 @@
+import type { GrantView } from "@promptstore/core/accounts/connected-apps";
 import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import { viaMcpClient } from "@promptstore/core/audit";
 import type { Role } from "@promptstore/core/dashboard";
@@ -38,20 +39,6 @@ export type GrantRevoker = { actor: string } | { reason: string };
 
 /** The audit row's target for a grant: the client's name as registered, and the grant's id. */
 const auditTarget = (grant: { id: string; client_name: string }) => `${grant.client_name} (${grant.id})`;
-
-/** A grant as Settings → Connected apps lists it. */
-export interface GrantView {
-  id: string;
-  client_id: string;
-  client_name: string;
-  user_email: string;
-  org_id: string;
-  project_id: string;
-  project_name: string;
-  scope: KeyScope;
-  created_at: string;
-  last_used_at: string | null;
-}
 
 /** What a person allowed a client (one project, one scope), and the tokens issued under it. */
 export class OAuthGrantStore {
