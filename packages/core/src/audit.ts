@@ -13,7 +13,12 @@ import { text } from "./text.js";
  * Connected apps lists it), and point at the scope granted (`revoked` after a revocation): `app.connected`
  * names the person who allowed the client, `app.revoked` whoever revoked it in Connected apps, or the grant's
  * person via the client when the client revoked it (RFC 7009) or the server did (a reused code or refresh
- * token).
+ * token). Datasets (docs/evaluations.md) target the dataset's id and point at versions (its head before and
+ * after), or at its name for `dataset.updated`. Evaluations target the prompt and point at the evaluation's id; a prompt's
+ * evaluation defaults (`evaluation.defaults_saved`) point at the hash of the check set saved (before and after).
+ * Rollout plans (`rollout.*`) target `<prompt id>:<label>`; `before` is where the plan stood (`<plan id> step
+ * <n> at <percent>%`) and `after` the decision with its numbers, cut to the column's 100 characters (the whole
+ * numbers are the event's and the plan's `last_decision`).
  */
 export const AUDIT_ACTIONS = [
   "prompt.created",
@@ -36,6 +41,23 @@ export const AUDIT_ACTIONS = [
   "invitation.accepted",
   "app.connected",
   "app.revoked",
+  "evaluation.started",
+  "evaluation.stopped",
+  "label.requirement_changed",
+  "gate.passed",
+  "gate.refused",
+  "evaluation.defaults_saved",
+  "dataset.created",
+  "dataset.version_created",
+  "dataset.head_moved",
+  "dataset.updated",
+  "dataset.deleted",
+  "rollout.started",
+  "rollout.paused",
+  "rollout.resumed",
+  "rollout.advanced",
+  "rollout.aborted",
+  "rollout.completed",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -4,7 +4,14 @@
  */
 import { z } from "zod";
 import { type ModelSettings, modelOverride, modelSettings } from "./run-settings.js";
-import { exactlyOneContentForm, markdownInput, sectionsInput, toolsInput, versionRef } from "./schemas.js";
+import {
+  exactlyOneContentForm,
+  includesInput,
+  markdownInput,
+  sectionsInput,
+  toolsInput,
+  versionRef,
+} from "./schemas.js";
 import { text } from "./text.js";
 import { FULL_HASH } from "./version-ref.js";
 import { webhookUrlProblem } from "./webhooks.js";
@@ -122,10 +129,13 @@ export const draftContent = z
     markdown: markdownInput.optional(),
     tools: toolsInput.optional(),
     model: modelSettings.partial().optional(),
+    /** Pins to keep, as a save takes them (docs/includes.md): `promptstore eval` sends the lockfile's. */
+    includes: includesInput.optional(),
   })
   .superRefine(exactlyOneContentForm);
+export type DraftContent = z.infer<typeof draftContent>;
 
-const connectionRef = text().regex(CONNECTION_ID, "must be a connection id (con_…)");
+export const connectionRef = text().regex(CONNECTION_ID, "must be a connection id (con_…)");
 
 export const runBody = z
   .strictObject({

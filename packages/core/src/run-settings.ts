@@ -19,6 +19,9 @@ const boundedObject = (what: string) =>
       const problem = jsonValueProblem(value, JSON_BOUNDS);
       if (problem) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message });
     })
+    // Any JSON object: said as `additionalProperties: true`, not zod's `{}`, which strict JSON Schema
+    // linters (the MCP Inspector's) refuse in a tool's input schema.
+    .meta({ additionalProperties: true })
     .describe(what);
 
 export const responseFormat = z

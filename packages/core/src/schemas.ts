@@ -4,8 +4,10 @@
  */
 import { z } from "zod";
 import { ASSIGN_MAX_LENGTH, LABEL_REF, labelNameProblem, ROLLOUT_PERCENT } from "./labels.js";
+import { MAX_INCLUDES_PER_VERSION } from "./prompts/includes.js";
 import { modelSettingsInput, UNKNOWN_SETTING } from "./prompts/model-settings.js";
 import { PROMPT_ID_PATTERN } from "./prompts/slug.js";
+import { planSpec } from "./rollouts/plan-view.js";
 import { jsonValueProblem, text } from "./text.js";
 import { FULL_HASH, refPattern } from "./version-ref.js";
 
@@ -146,6 +148,22 @@ export const exactlyOneContentForm = <T extends { sections?: unknown; markdown?:
   }
 };
 
+/**
+ * Pins given with written content (docs/includes.md): an include's reference to the full hash it is to keep.
+ * Includes without one are pinned to what their pointer names at the save.
+ */
+export const includesInput = z
+  .record(
+    text().max(1200, "must be at most 1200 characters").describe("An include as its reference: safety, safety@staging"),
+    text().regex(FULL_HASH, "must be the full 64-character hash of a version"),
+  )
+  .refine((pins) => Object.keys(pins).length <= MAX_INCLUDES_PER_VERSION, {
+    message: `must hold at most ${MAX_INCLUDES_PER_VERSION} pins`,
+  })
+  .describe(
+    "Pins to keep: an include's reference (as in a read's includes[].include) to the full hash of the version it is to take. Includes not named here take what their pointer (production by default) names at the save.",
+  );
+
 /** The fields of a create; MCP extends them, so the refinement is applied separately. */
 export const createPromptFields = z.strictObject({
   id: promptId.optional().describe("Slug; derived from name when absent"),
@@ -155,6 +173,7 @@ export const createPromptFields = z.strictObject({
   markdown: markdownInput.optional(),
   tools: toolsInput.optional(),
   model: modelSettingsInput.optional(),
+  includes: includesInput.optional(),
   message: message.optional(),
   publish: z.boolean().optional().describe("Make the first version production. Default false."),
 });
@@ -166,6 +185,7 @@ export const saveVersionFields = z.strictObject({
   markdown: markdownInput.optional(),
   tools: toolsInput.optional(),
   model: modelSettingsInput.optional(),
+  includes: includesInput.optional(),
   message: message.optional(),
   publish: z.boolean().optional().describe("Also point production at this version. Default false."),
   base_version: text()
@@ -295,6 +315,11 @@ export const importedVersion = z.strictObject({
   sections: sectionsInput,
   tools: toolsInput.optional(),
   model: modelSettingsInput.optional(),
+  includes: includesInput
+    .optional()
+    .describe(
+      "The pins of a version with includes (docs/includes.md): each include's reference to the full hash of the version it took, which the import (or the store) must hold. Absent: the sections are taken as they are, any {{> …}} in them literal text",
+    ),
 });
 
 /**
@@ -330,6 +355,11 @@ export const releaseRequestBody = z.strictObject({
   version: publishRef.describe("The version it is to point to: latest, a full hash, or a unique prefix"),
   percent: rolloutPercent.optional(),
   message: message.optional().describe("Why, for whoever approves it"),
+  plan: planSpec
+    .optional()
+    .describe(
+      "A rollout plan (steps and guardrails, docs/rollouts.md) that the approval starts: the label rolls out to the first step's percent, and the approval covers every later step",
+    ),
 });
 
 export const RELEASE_STATUSES = ["pending", "approved", "rejected", "stale", "cancelled"] as const;
@@ -355,3 +385,42 @@ export const labelSettingsBody = z.strictObject({
 });
 
 export type ReleaseRequestBody = z.infer<typeof releaseRequestBody>;
+
+/** `POST /api/v2/prompts/:id/update-includes`: new pins for a prompt's includes (docs/includes.md). */
+export const updateIncludesBody = z.strictObject({
+  only: z
+    .array(promptId)
+    .min(1, "must name at least one prompt")
+    .max(MAX_INCLUDES_PER_VERSION, `must name at most ${MAX_INCLUDES_PER_VERSION} prompts`)
+    .optional()
+    .describe("Update only the includes of these prompts; every include that follows a label or latest when absent"),
+  label: labelName
+    .optional()
+    .describe("The label whose version is updated, and which is published when asked; production when absent"),
+  version: publishRef
+    .optional()
+    .describe("Start from this version instead of what the label serves: latest, a full hash or a prefix"),
+  publish: z
+    .boolean()
+    .optional()
+    .describe(
+      "Also point the label at the new version where allowed: a protected label gets a release request; a label whose required evaluation has not passed is left where it is. Default false.",
+    ),
+  message: message.optional().describe("The new version's change note; one naming the pins moved when absent"),
+});
+
+/** `POST /api/v2/prompts/:id/included-by/update`: the same for chosen prompts that include this one. */
+export const updateDependentsBody = z.strictObject({
+  prompts: z
+    .array(promptId)
+    .min(1, "must name at least one prompt")
+    .max(100, "must name at most 100 prompts")
+    .optional()
+    .describe("The including prompts to update; every one whose served version's pin is behind when absent"),
+  label: updateIncludesBody.shape.label,
+  publish: updateIncludesBody.shape.publish,
+  message: updateIncludesBody.shape.message,
+});
+
+export type UpdateIncludesBody = z.infer<typeof updateIncludesBody>;
+export type UpdateDependentsBody = z.infer<typeof updateDependentsBody>;

@@ -4,7 +4,7 @@
  * server's; here only what any client can check.
  */
 import { z } from "zod";
-import { EVENT_TYPES, type EventType, type PromptEvent } from "./events.js";
+import { EVENT_TYPES, type EventType, type ProjectEvent, type PromptEvent } from "./events.js";
 import { pageLimit } from "./schemas.js";
 import { text } from "./text.js";
 
@@ -14,6 +14,9 @@ export const WEBHOOK_LIMITS = {
   urlLength: 2048,
   descriptionLength: 500,
 } as const;
+
+/** A webhook endpoint's id, as the server makes it: `whk_` and 12 random bytes in hex. */
+export const WEBHOOK_ID = /^whk_[0-9a-f]{24}$/;
 
 export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -44,7 +47,6 @@ export const webhookUrl = text()
 
 export const webhookEvents = z
   .array(z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(", ")}` }), { error: "must be an array" })
-  .min(1, "must name at least one event type")
   .max(EVENT_TYPES.length, `must name at most ${EVENT_TYPES.length} event types`)
   .superRefine((types, ctx) => {
     const seen = new Set<string>();
@@ -53,6 +55,7 @@ export const webhookEvents = z
       seen.add(type);
     });
   })
+  // None is allowed: an endpoint that only answers evaluations' webhook checks receives no events.
   .describe(`The event types sent to this endpoint: any of ${EVENT_TYPES.join(", ")}`);
 
 export const webhookDescription = text()
@@ -125,6 +128,7 @@ export interface DeliveryView {
   /** The change event; the receiver sees `webhook-id: msg_<event_id>`. */
   event_id: number;
   event_type: EventType;
+  /** The prompt the event is about; "" for a project's event (`label.requirement_changed`). */
   prompt_id: string;
   status: DeliveryStatus;
   attempts: number;
@@ -139,9 +143,15 @@ export interface DeliveryView {
 }
 
 /** What a receiver gets as the body of each request: the event, with its project first, in `data`. */
-export interface WebhookPayload {
-  type: EventType;
-  /** When the change was committed: the event's `at`. */
-  timestamp: string;
-  data: { project_id: string } & PromptEvent;
-}
+export type WebhookPayload =
+  | {
+      type: PromptEvent["type"];
+      /** When the change was committed: the event's `at`. */
+      timestamp: string;
+      data: { project_id: string } & PromptEvent;
+    }
+  | {
+      type: ProjectEvent["type"];
+      timestamp: string;
+      data: { project_id: string } & ProjectEvent;
+    };

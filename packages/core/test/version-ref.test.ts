@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exportedResult } from "../src/playground.js";
+import { FULL_HASH } from "../src/version-ref.js";
 
 const packagesDir = join(import.meta.dirname, "..", "..");
 
@@ -19,7 +20,13 @@ describe("version references have one home", () => {
       .flatMap((pkg) => sources(join(packagesDir, pkg, "src")))
       .filter((file) => readFileSync(file, "utf8").includes("[0-9a-f]{64}"))
       .map((file) => file.slice(packagesDir.length + 1));
-    expect(writers).toEqual(["core/src/version-ref.ts"]);
+    // The client, which has no runtime dependency, keeps one mirror of its own, held equal below.
+    expect(writers).toEqual(["core/src/version-ref.ts", "client/src/version-ref.ts"]);
+  });
+
+  it("the client's mirror is core's pattern", () => {
+    const mirror = readFileSync(join(packagesDir, "client", "src", "version-ref.ts"), "utf8");
+    expect(mirror).toContain(`export const FULL_HASH = /${FULL_HASH.source}/;`);
   });
 
   it("an imported result's hashes follow FULL_HASH", () => {

@@ -10,19 +10,9 @@ import { z } from "zod";
 import { chatMessages, variableValues } from "../playground.js";
 import { canonical, sha256Hex } from "../prompts/hash.js";
 import { text } from "../text.js";
+import { DATASET_LIMITS } from "./constants.js";
 
-export const DATASET_LIMITS = {
-  /** One case's canonical JSON, in UTF-8 bytes. */
-  caseBytes: 100 * 1024,
-  /** Cases in one request body (create, replace, append); more go in later requests or an import. */
-  casesPerRequest: 1000,
-  expectedLength: 100_000,
-  tagsPerCase: 20,
-  tagLength: 100,
-  nameLength: 200,
-  descriptionLength: 2000,
-  messageLength: 500,
-} as const;
+export { DATASET_LIMITS } from "./constants.js";
 
 export const datasetCase = z
   .strictObject({

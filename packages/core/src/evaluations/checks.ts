@@ -7,30 +7,10 @@ import { RE2JS } from "re2js";
 import { z } from "zod";
 import { promptId, versionRef } from "../schemas.js";
 import { text } from "../text.js";
-import { webhookUrlProblem } from "../webhooks.js";
+import { WEBHOOK_ID } from "../webhooks.js";
+import { CHECK_LIMITS, CHECK_TYPES } from "./constants.js";
 
-export const CHECK_LIMITS = {
-  checksPerSet: 20,
-  nameLength: 100,
-  textLength: 100_000,
-  patternLength: 1000,
-  schemaLength: 100_000,
-} as const;
-
-export const CHECK_TYPES = [
-  "equals",
-  "contains",
-  "not_contains",
-  "regex",
-  "json",
-  "json_schema",
-  "tool_call",
-  "max_chars",
-  "expected",
-  "judge",
-  "webhook",
-] as const;
-export type CheckType = (typeof CHECK_TYPES)[number];
+export { CHECK_LIMITS, CHECK_TYPES, type CheckType } from "./constants.js";
 
 const name = text()
   .min(1, "must not be empty")
@@ -66,7 +46,9 @@ const jsonObject = z
   .record(z.string(), z.unknown())
   .refine((v) => JSON.stringify(v).length <= CHECK_LIMITS.schemaLength, {
     message: `must be at most ${CHECK_LIMITS.schemaLength} characters as JSON`,
-  });
+  })
+  // Any JSON object: `additionalProperties: true` rather than zod's `{}` (strict linters refuse that).
+  .meta({ additionalProperties: true });
 
 export const check = z.discriminatedUnion(
   "type",
@@ -130,12 +112,11 @@ export const check = z.discriminatedUnion(
     z.strictObject({
       type: z.literal("webhook"),
       name,
-      url: text()
-        .max(2000)
-        .superRefine((url, ctx) => {
-          const problem = webhookUrlProblem(url);
-          if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
-        }),
+      /**
+       * One of the project's webhook endpoints (`whk_…`): the check POSTs to its URL, signed with its secret,
+       * as the project's event deliveries are. The secret never enters the check set.
+       */
+      endpoint: text().regex(WEBHOOK_ID, "must be a webhook endpoint id (whk_ and 24 hex characters)"),
     }),
   ],
   { error: `must have a type: ${CHECK_TYPES.join(", ")}` },

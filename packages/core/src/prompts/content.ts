@@ -1,3 +1,4 @@
+import type { IncludePins } from "./includes.js";
 import type { ModelSettings } from "./model-settings.js";
 
 export type { ModelSettings } from "./model-settings.js";
@@ -23,6 +24,11 @@ export interface Content {
   tools: Tool[];
   /** The model settings; absent (never null) when the version has none, so it hashes as before them. */
   model?: ModelSettings | undefined;
+  /**
+   * The pins of its includes (includes.ts): each include's reference to the full hash it took when saved.
+   * Absent (never empty) when the version has none, so it hashes as before includes.
+   */
+  includes?: IncludePins | undefined;
 }
 
 /** A section as read back: the stored section plus its deterministic id. */

@@ -19,13 +19,16 @@ export function canonical(value: unknown): string {
 /**
  * The version hash: SHA-256 of the RFC 8785 canonical JSON of
  * `{"sections":[{"content","enabled","title"}…],"tools":[…]}`, with `"model":{…}` as well only when the
- * version has model settings, so every version without them keeps the hash it always had. Documented in the
- * README so that clients can compute it offline; changing it would rename every stored version.
+ * version has model settings, and `"includes":{reference: hash…}` only when it has includes, so every
+ * version without them keeps the hash it always had. Documented in the README so that clients can compute
+ * it offline; changing it would rename every stored version.
  */
 export function contentHash(content: Content): string {
   const sections = content.sections.map((s) => ({ content: s.content, enabled: s.enabled, title: s.title }));
-  if (content.model === undefined) return sha256Hex(canonical({ sections, tools: content.tools }));
-  return sha256Hex(canonical({ model: content.model, sections, tools: content.tools }));
+  const hashed: Record<string, unknown> = { sections, tools: content.tools };
+  if (content.model !== undefined) hashed.model = content.model;
+  if (content.includes !== undefined && Object.keys(content.includes).length > 0) hashed.includes = content.includes;
+  return sha256Hex(canonical(hashed));
 }
 
 /**

@@ -114,7 +114,7 @@ describe("checks: every deterministic type, pass and fail, with exact reasons", 
   it("the server's kinds have no local verdict", () => {
     expect(run({ type: "json_schema" }, says("{}"))).toBeUndefined();
     expect(run({ type: "judge", prompt: "grader" }, says("x"))).toBeUndefined();
-    expect(run({ type: "webhook", url: "https://checks.example.com/v1" }, says("x"))).toBeUndefined();
+    expect(run({ type: "webhook", endpoint: `whk_${"0".repeat(24)}` }, says("x"))).toBeUndefined();
   });
 });
 
@@ -144,7 +144,12 @@ describe("check sets: names and refusals naming the field", () => {
       '0.flags: flag "x" is not one of i, m, s',
     ]);
     expect(problems([{ type: "regex", pattern: "(a)\\1" }])[0]).toMatch(/^0\.pattern: is not a pattern RE2 takes/);
-    expect(problems([{ type: "webhook", url: "ftp://x" }])[0]).toMatch(/^0\.url: /);
+    expect(problems([{ type: "webhook", endpoint: "https://checks.example.com" }])).toEqual([
+      "0.endpoint: must be a webhook endpoint id (whk_ and 24 hex characters)",
+    ]);
+    expect(problems([{ type: "webhook", endpoint: `whk_${"0".repeat(24)}`, url: "https://x.example.com" }])).toEqual([
+      '0: Unrecognized key: "url"',
+    ]);
     expect(problems([{ type: "judge", prompt: "Bad Id" }])[0]).toMatch(/^0\.prompt: /);
     expect(problems([{ type: "json", extra: 1 }])[0]).toMatch(/^0: /);
     expect(
