@@ -25,6 +25,7 @@ const TABLE_ORDER = [
   "versions",
   "version_sections",
   "version_tools",
+  "version_includes",
   "users",
   "memberships",
   "sessions",
@@ -40,6 +41,15 @@ const TABLE_ORDER = [
   "model_connections",
   "prompt_examples",
   "example_results",
+  "datasets",
+  "dataset_versions",
+  "dataset_cases",
+  "dataset_version_cases",
+  "evaluations",
+  "evaluation_answers",
+  "evaluation_verdicts",
+  "evaluation_errors",
+  "evaluation_defaults",
 ];
 /**
  * Left out: the rate limiter's counters (they mean nothing on another day), and the secret key's check

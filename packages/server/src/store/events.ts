@@ -1,10 +1,18 @@
-import type { EventType, PromptEvent } from "@promptstore/core/events";
+import {
+  type ChangeEvent,
+  isPromptEvent,
+  type ProjectEvent,
+  type PromptEvent,
+  type PromptEventType,
+} from "@promptstore/core/events";
 import type { Kysely } from "kysely";
 import type { DialectOperations } from "./dialects/operations.js";
 import type { Database } from "./schema.js";
 
 /** An event as a mutation describes it, before the store gives it an id. */
 export type NewEvent = Omit<PromptEvent, "id">;
+/** A project's event (no prompt) before the store gives it an id. */
+export type NewProjectEvent = Omit<ProjectEvent, "id">;
 
 const COLUMNS = [
   "id",
@@ -17,8 +25,13 @@ const COLUMNS = [
   "details",
 ] as const;
 
-/** The fields of the release path, kept together as the `details` column's JSON. */
-type Details = Pick<PromptEvent, "label" | "previous_version" | "rollout" | "release">;
+/** The fields of the release path (and an evaluation's outcome, a stale include), kept together as the `details` column's JSON. */
+type Details = Pick<
+  PromptEvent,
+  "label" | "previous_version" | "rollout" | "release" | "evaluation" | "include" | "plan"
+>;
+/** A project's event keeps all it says in `details`; its prompt and version columns are "" (never read). */
+type ProjectDetails = Pick<ProjectEvent, "label" | "requirement" | "previous">;
 
 function toEvent(row: {
   id: number | string;
@@ -29,10 +42,14 @@ function toEvent(row: {
   latest_version: string | null;
   created_at: string;
   details: string | null;
-}): PromptEvent {
+}): ChangeEvent {
+  if (row.type === "label.requirement_changed") {
+    const { label, requirement, previous } = JSON.parse(row.details ?? "{}") as ProjectDetails;
+    return { id: Number(row.id), type: row.type, at: row.created_at, label, requirement, previous };
+  }
   return {
     id: Number(row.id),
-    type: row.type as EventType,
+    type: row.type as PromptEventType,
     prompt_id: row.prompt_id,
     version: row.version,
     production_version: row.production_version,
@@ -42,13 +59,20 @@ function toEvent(row: {
   };
 }
 
-function detailsOf(event: NewEvent): string | null {
-  const { label, previous_version, rollout, release } = event;
+function detailsOf(event: NewEvent | NewProjectEvent): string | null {
+  if (!isPromptEvent(event as ChangeEvent)) {
+    const { label, requirement, previous } = event as NewProjectEvent;
+    return JSON.stringify({ label, requirement, previous } satisfies ProjectDetails);
+  }
+  const { label, previous_version, rollout, release, evaluation, include, plan } = event as NewEvent;
   const details: Details = {
     ...(label !== undefined && { label }),
     ...(previous_version !== undefined && { previous_version }),
     ...(rollout !== undefined && { rollout }),
     ...(release !== undefined && { release }),
+    ...(evaluation !== undefined && { evaluation }),
+    ...(include !== undefined && { include }),
+    ...(plan !== undefined && { plan }),
   };
   return Object.keys(details).length === 0 ? null : JSON.stringify(details);
 }
@@ -66,32 +90,38 @@ export class EventStore {
   ) {}
 
   /** Records events in the transaction `db` is in; returns them with their ids. */
-  async append(db: Kysely<Database>, projectId: string, events: NewEvent[]): Promise<PromptEvent[]> {
+  async append(
+    db: Kysely<Database>,
+    projectId: string,
+    events: (NewEvent | NewProjectEvent)[],
+  ): Promise<ChangeEvent[]> {
     if (events.length === 0) return [];
     await this.dialect.lockEvents(db, projectId);
-    const recorded: PromptEvent[] = [];
+    const recorded: ChangeEvent[] = [];
     for (const event of events) {
+      const prompt = isPromptEvent(event as ChangeEvent) ? (event as NewEvent) : undefined;
       const row = await db
         .insertInto("events")
         .values({
           project_id: projectId,
           type: event.type,
-          prompt_id: event.prompt_id,
-          version: event.version,
-          production_version: event.production_version,
-          latest_version: event.latest_version,
+          // The columns are NOT NULL: a project's event has no prompt, and stores "" (toEvent never reads it).
+          prompt_id: prompt?.prompt_id ?? "",
+          version: prompt?.version ?? "",
+          production_version: prompt?.production_version ?? null,
+          latest_version: prompt?.latest_version ?? null,
           created_at: event.at,
           details: detailsOf(event),
         })
         .returning("id")
         .executeTakeFirstOrThrow();
-      recorded.push({ ...event, id: Number(row.id) });
+      recorded.push({ ...event, id: Number(row.id) } as ChangeEvent);
     }
     return recorded;
   }
 
   /** The project's events after `afterId`, oldest first, at most `limit`. */
-  async since(projectId: string, afterId: number, limit: number): Promise<PromptEvent[]> {
+  async since(projectId: string, afterId: number, limit: number): Promise<ChangeEvent[]> {
     const rows = await this.db
       .selectFrom("events")
       .select(COLUMNS)

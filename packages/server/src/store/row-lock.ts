@@ -5,6 +5,8 @@ import type { Database } from "./schema.js";
 interface Lockable {
   prompts: { project_id: string; id: string };
   projects: { id: string };
+  datasets: { id: string };
+  evaluations: { id: string };
 }
 
 /**

@@ -1,5 +1,24 @@
 import type { KeyScope } from "@promptstore/core/accounts/key-scopes";
 import type { Generated } from "kysely";
+import type {
+  DatasetCasesTable,
+  DatasetsTable,
+  DatasetVersionCasesTable,
+  DatasetVersionsTable,
+  EvaluationAnswersTable,
+  EvaluationDefaultsTable,
+  EvaluationErrorsTable,
+  EvaluationsTable,
+  EvaluationVerdictsTable,
+} from "./evaluations/tables.js";
+import type {
+  FleetInstancesTable,
+  LabelHistoryTable,
+  OutcomeCountsTable,
+  OutcomeLatencyTable,
+  OutcomeSeriesTable,
+  RolloutPlansTable,
+} from "./outcomes/tables.js";
 
 /** Row types of every table, as Kysely sees them. Timestamps are ISO 8601 strings in both dialects. */
 export interface OrganizationsTable {
@@ -75,6 +94,26 @@ export interface VersionsTable {
   tools_json: string | null;
   /** The model settings as canonical JSON (migration 011), null when the version has none. */
   model: string | null;
+  /** Migration 027 (docs/includes.md): the includes as reads show them (JSON array); null when none. */
+  includes_json: string | null;
+  /** How deep its includes nest (1: it includes prompts that include none); null when it has none. */
+  include_depth: number | null;
+  /** Every prompt its includes reach, at any depth (JSON array of ids, sorted); null when none. */
+  included_prompts: string | null;
+}
+
+/** One include of a version (migration 027): its pin, and what it follows, for the used-by graph. */
+export interface VersionIncludesTable {
+  project_id: string;
+  prompt_id: string;
+  hash: string;
+  position: number;
+  /** The include's reference as written (`safety#Voice@staging`). */
+  reference: string;
+  /** production (also when not written), latest, a label, or the hash or prefix written. */
+  pointer: string;
+  included_prompt_id: string;
+  included_hash: string;
 }
 
 export interface VersionSectionsTable {
@@ -226,6 +265,10 @@ export interface LabelSettingsTable {
   protected: number;
   fallback: string | null;
   updated_at: string;
+  /** Migration 023: the required evaluation's JSON (null: none), its hash, and whether rollbacks pass. */
+  requirement: string | null;
+  requirement_hash: string | null;
+  rollback_allowed: Generated<number>;
 }
 
 /** Migration 008. */
@@ -244,6 +287,8 @@ export interface ReleaseRequestsTable {
   decided_by: string | null;
   decided_at: string | null;
   comment: string | null;
+  /** JSON: the plan (steps, guardrails) the approval starts; null for a plain move or rollout (migration 028). */
+  plan: string | null;
 }
 
 export interface Database {
@@ -254,6 +299,7 @@ export interface Database {
   versions: VersionsTable;
   version_sections: VersionSectionsTable;
   version_tools: VersionToolsTable;
+  version_includes: VersionIncludesTable;
   users: UsersTable;
   memberships: MembershipsTable;
   sessions: SessionsTable;
@@ -275,6 +321,21 @@ export interface Database {
   oauth_requests: OAuthRequestsTable;
   oauth_grants: OAuthGrantsTable;
   oauth_tokens: OAuthTokensTable;
+  datasets: DatasetsTable;
+  dataset_versions: DatasetVersionsTable;
+  dataset_cases: DatasetCasesTable;
+  dataset_version_cases: DatasetVersionCasesTable;
+  evaluations: EvaluationsTable;
+  evaluation_answers: EvaluationAnswersTable;
+  evaluation_verdicts: EvaluationVerdictsTable;
+  evaluation_errors: EvaluationErrorsTable;
+  evaluation_defaults: EvaluationDefaultsTable;
+  outcome_series: OutcomeSeriesTable;
+  outcome_counts: OutcomeCountsTable;
+  outcome_latency: OutcomeLatencyTable;
+  label_history: LabelHistoryTable;
+  fleet_instances: FleetInstancesTable;
+  rollout_plans: RolloutPlansTable;
 }
 
 /** A project's OpenAI-compatible API (migration 016); `api_key` is sealed with the server's secret key. */
@@ -385,3 +446,21 @@ export interface OAuthTokensTable {
   expires_at: string;
   used_at: string | null;
 }
+
+export type {
+  DatasetCasesTable,
+  DatasetsTable,
+  DatasetVersionCasesTable,
+  DatasetVersionsTable,
+  EvaluationAnswersTable,
+  EvaluationDefaultsTable,
+  EvaluationErrorsTable,
+  EvaluationsTable,
+  EvaluationVerdictsTable,
+  FleetInstancesTable,
+  LabelHistoryTable,
+  OutcomeCountsTable,
+  OutcomeLatencyTable,
+  OutcomeSeriesTable,
+  RolloutPlansTable,
+};

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { EventType, PromptEvent } from "@promptstore/core/events";
+import { type ChangeEvent, type EventType, isPromptEvent } from "@promptstore/core/events";
 import type { DeliveryStatus, DeliveryView, WebhookPayload, WebhookView } from "@promptstore/core/webhooks";
 import { type Kysely, type Selectable, sql } from "kysely";
 import { lockRow } from "./row-lock.js";
@@ -63,7 +63,17 @@ export function toDeliveryView(row: DeliveryRow): DeliveryView {
 }
 
 /** The body a receiver gets for an event: Standard Webhooks' `type`, `timestamp` and `data`. */
-export function webhookPayload(projectId: string, event: PromptEvent): string {
+export function webhookPayload(projectId: string, event: ChangeEvent): string {
+  if (!isPromptEvent(event)) {
+    // A project's event: what the stream sends, with the project first; no prompt, no pointers.
+    const { id, type, at, label, requirement, previous } = event;
+    const payload: WebhookPayload = {
+      type,
+      timestamp: at,
+      data: { project_id: projectId, id, type, at, label, requirement, previous },
+    };
+    return JSON.stringify(payload);
+  }
   const payload: WebhookPayload = {
     type: event.type,
     timestamp: event.at,
@@ -76,6 +86,10 @@ export function webhookPayload(projectId: string, event: PromptEvent): string {
       production_version: event.production_version,
       latest_version: event.latest_version,
       at: event.at,
+      // evaluation.completed carries the outcome, so a receiver routes it without a read (docs/evaluations.md).
+      ...(event.evaluation !== undefined && { evaluation: event.evaluation }),
+      // rollout.* carry the plan and the numbers that decided it (docs/rollouts.md "Plans").
+      ...(event.plan !== undefined && { label: event.label, plan: event.plan }),
     },
   };
   return JSON.stringify(payload);
@@ -202,7 +216,7 @@ export class WebhookStore {
    * the change and its deliveries commit together or not at all. Rows are inserted in event order, so an
    * endpoint's deliveries are in event order by id.
    */
-  async enqueue(db: Kysely<Database>, projectId: string, events: PromptEvent[]): Promise<number> {
+  async enqueue(db: Kysely<Database>, projectId: string, events: ChangeEvent[]): Promise<number> {
     const endpoints = await db
       .selectFrom("webhook_endpoints")
       .select(["id", "event_types"])
@@ -222,7 +236,8 @@ export class WebhookStore {
           project_id: projectId,
           event_id: event.id,
           event_type: event.type,
-          prompt_id: event.prompt_id,
+          // The column is NOT NULL: a project's event has no prompt, and its deliveries say "".
+          prompt_id: isPromptEvent(event) ? event.prompt_id : "",
           payload,
           status: "pending",
           attempts: 0,

@@ -96,6 +96,13 @@ export interface DialectOperations {
    * rollouts as `{label: [candidate, percent]}`; both `{}` when there are none.
    */
   labelColumns(): LabelColumns;
+  /**
+   * Deletes the dataset's case bodies that no version or stage lists (dataset_version_cases has no index by
+   * case id): an anti-join that costs a sort or a hash of the dataset's rows, never one scan per body. SQLite
+   * builds the list of listed ids once (NOT IN); PostgreSQL hashes it (NOT EXISTS), where NOT IN would scan
+   * the list once per body as soon as it no longer fits in work_mem.
+   */
+  deleteUnlistedCases(db: Kysely<Database>, datasetId: string): Promise<void>;
 }
 
 /** The columns of DialectOperations.labelColumns, each a JSON object as text. */

@@ -113,6 +113,22 @@ export const postgresOperations: DialectOperations = {
   },
   // Writers on other connections commit in any order: a transaction lock per project, held until commit,
   // queues the project's writers before they draw their ids.
+  async deleteUnlistedCases(db, datasetId) {
+    await db
+      .deleteFrom("dataset_cases as c")
+      .where("c.dataset_id", "=", datasetId)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("dataset_version_cases as p")
+              .select("p.position")
+              .whereRef("p.dataset_id", "=", "c.dataset_id")
+              .whereRef("p.case_id", "=", "c.case_id"),
+          ),
+        ),
+      )
+      .execute();
+  },
   async lockEvents(db, projectId) {
     await sql`select pg_advisory_xact_lock(hashtext(${`promptstore events ${projectId}`}))`.execute(db);
   },

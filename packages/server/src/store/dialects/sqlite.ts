@@ -83,6 +83,15 @@ export const sqliteOperations: DialectOperations = {
   },
   // One writer at a time holds the whole database until it commits: events are already in commit order.
   lockEvents: async () => {},
+  async deleteUnlistedCases(db, datasetId) {
+    await db
+      .deleteFrom("dataset_cases")
+      .where("dataset_id", "=", datasetId)
+      .where("case_id", "not in", (eb) =>
+        eb.selectFrom("dataset_version_cases").select("case_id").where("dataset_id", "=", datasetId),
+      )
+      .execute();
+  },
   // In WAL mode a read transaction sees the database as of its first read, while the server goes on writing.
   snapshot: (db, work) => db.transaction().execute(work),
   async tablePage(db, table, after, limit) {

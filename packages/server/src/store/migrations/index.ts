@@ -15,6 +15,14 @@ import * as m016 from "./010-019/016-playground.js";
 import * as m017 from "./010-019/017-imported-results.js";
 import * as m018 from "./010-019/018-section-title-length.js";
 import * as m020 from "./020-029/020-oauth.js";
+import * as m021 from "./020-029/021-evaluations.js";
+import * as m022 from "./020-029/022-evaluation-defaults.js";
+import * as m023 from "./020-029/023-label-gates.js";
+import * as m024 from "./020-029/024-outcomes.js";
+import * as m025 from "./020-029/025-outcome-score-squares.js";
+import * as m026 from "./020-029/026-rollout-plans.js";
+import * as m027 from "./020-029/027-includes.js";
+import * as m028 from "./020-029/028-plan-decisions.js";
 
 /** Migrations are bundled in code so the compiled server needs no migration folder at run time. */
 export const migrationProvider: MigrationProvider = {
@@ -36,6 +44,14 @@ export const migrationProvider: MigrationProvider = {
       "017-imported-results": m017,
       "018-section-title-length": m018,
       "020-oauth": m020,
+      "021-evaluations": m021,
+      "022-evaluation-defaults": m022,
+      "023-label-gates": m023,
+      "024-outcomes": m024,
+      "025-outcome-score-squares": m025,
+      "026-rollout-plans": m026,
+      "027-includes": m027,
+      "028-plan-decisions": m028,
     };
   },
 };

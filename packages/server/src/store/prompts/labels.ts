@@ -8,6 +8,35 @@ export interface LabelSettings {
   protected: boolean;
   fallback: string | null;
   updated_at: string;
+  /** The required evaluation's JSON (docs/evaluations.md), or null; and its hash. */
+  requirement: string | null;
+  requirement_hash: string | null;
+  /** A rollback to a version this label served before passes its gate. */
+  rollback_allowed: boolean;
+}
+
+const SETTINGS_COLUMNS = [
+  "name",
+  "description",
+  "protected",
+  "fallback",
+  "updated_at",
+  "requirement",
+  "requirement_hash",
+  "rollback_allowed",
+] as const;
+
+function toSettings(row: {
+  name: string;
+  description: string;
+  protected: number;
+  fallback: string | null;
+  updated_at: string;
+  requirement: string | null;
+  requirement_hash: string | null;
+  rollback_allowed: number;
+}): LabelSettings {
+  return { ...row, protected: row.protected === 1, rollback_allowed: row.rollback_allowed === 1 };
 }
 
 export interface Rollout {
@@ -129,21 +158,21 @@ export class LabelStore {
   async settingsOf(name: string): Promise<LabelSettings | undefined> {
     const row = await this.db
       .selectFrom("label_settings")
-      .select(["name", "description", "protected", "fallback", "updated_at"])
+      .select(SETTINGS_COLUMNS)
       .where("project_id", "=", this.projectId)
       .where("name", "=", name)
       .executeTakeFirst();
-    return row && { ...row, protected: row.protected === 1 };
+    return row && toSettings(row);
   }
 
   async allSettings(): Promise<LabelSettings[]> {
     const rows = await this.db
       .selectFrom("label_settings")
-      .select(["name", "description", "protected", "fallback", "updated_at"])
+      .select(SETTINGS_COLUMNS)
       .where("project_id", "=", this.projectId)
       .orderBy("name")
       .execute();
-    return rows.map((row) => ({ ...row, protected: row.protected === 1 }));
+    return rows.map(toSettings);
   }
 
   async saveSettings(settings: LabelSettings): Promise<void> {
@@ -152,6 +181,9 @@ export class LabelStore {
       protected: settings.protected ? 1 : 0,
       fallback: settings.fallback,
       updated_at: settings.updated_at,
+      requirement: settings.requirement,
+      requirement_hash: settings.requirement_hash,
+      rollback_allowed: settings.rollback_allowed ? 1 : 0,
     };
     await this.db
       .insertInto("label_settings")

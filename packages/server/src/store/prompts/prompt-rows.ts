@@ -1,4 +1,5 @@
 import type { Content, ModelSettings, SectionWithId, Tool } from "@promptstore/core/prompts/content";
+import type { IncludePins } from "@promptstore/core/prompts/includes";
 import type { PromptsTable } from "../schema.js";
 
 /**
@@ -23,11 +24,23 @@ export interface VersionRow {
   saved_by: string | null;
 }
 
-/** A version's content as written: its sections with their ids, its tools and its model settings. */
+/** A version's content as written: its sections with their ids, its tools, model settings and pins. */
 export interface VersionContent {
   sections: SectionWithId[];
   tools: Tool[];
   model?: ModelSettings | undefined;
+  includes?: IncludePins | undefined;
+}
+
+/**
+ * A version's includes as the store keeps them beside its content's pins (docs/includes.md): one row per
+ * include, how deep they nest, and every prompt they reach.
+ */
+export interface VersionIncludes {
+  pins: { reference: string; pointer: string; prompt: string; hash: string }[];
+  depth: number;
+  /** Sorted. */
+  prompts: string[];
 }
 
 /** A version ready to insert: its hash, history, content as written, sections with ids, and read document. */
@@ -39,6 +52,8 @@ export interface NewVersion {
   content: Content;
   sections: SectionWithId[];
   document: VersionDocument;
+  /** Present exactly when the content has pins. */
+  includes?: VersionIncludes | undefined;
 }
 
 /**
@@ -54,6 +69,8 @@ export interface VersionDocument {
   toolsJson: string;
   /** The model settings as canonical JSON; null when the version has none. */
   modelJson: string | null;
+  /** Its includes as reads show them (a JSON array); null when it has none. */
+  includesJson: string | null;
 }
 
 /**
@@ -75,10 +92,11 @@ export type DocumentColumns = {
   sections_json: string | null;
   tools_json: string | null;
   model: string | null;
+  includes_json: string | null;
 };
 
 export function documentOf(row: DocumentColumns): VersionDocument | null {
-  const { text_json, variables_json, sections_json, tools_json, model } = row;
+  const { text_json, variables_json, sections_json, tools_json, model, includes_json } = row;
   if (text_json === null || variables_json === null || sections_json === null || tools_json === null) return null;
   return {
     textJson: text_json,
@@ -86,6 +104,7 @@ export function documentOf(row: DocumentColumns): VersionDocument | null {
     sectionsJson: sections_json,
     toolsJson: tools_json,
     modelJson: model,
+    includesJson: includes_json,
   };
 }
 
@@ -115,6 +134,7 @@ export const READ_COLUMNS = [
   "v.sections_json",
   "v.tools_json",
   "v.model",
+  "v.includes_json",
 ] as const;
 
 export const PROMPT_COLUMNS = [
@@ -145,4 +165,5 @@ export const documentColumns = (document: VersionDocument): DocumentColumns => (
   sections_json: document.sectionsJson,
   tools_json: document.toolsJson,
   model: document.modelJson,
+  includes_json: document.includesJson,
 });

@@ -1,12 +1,14 @@
-import type { PromptEvent } from "@promptstore/core/events";
+import type { Change } from "@promptstore/core/change";
+import type { ChangeEvent } from "@promptstore/core/events";
 import type { ModelSettings, Tool } from "@promptstore/core/prompts/content";
 import type { Kysely } from "kysely";
 import { type NewAuditEntry, recordAudit } from "../audit.js";
 import type { Announcement, ChangeChannel } from "../change-channel.js";
 import type { CompiledQueries } from "../compiled-queries.js";
-import type { EventStore, NewEvent } from "../events.js";
+import type { EventStore, NewEvent, NewProjectEvent } from "../events.js";
 import { lockRow } from "../row-lock.js";
 import type { Database } from "../schema.js";
+import { IncludeStore } from "./includes.js";
 import { LabelStore } from "./labels.js";
 import { type ListKey, PromptListQueries, promptsInListOrder, servedVersions } from "./prompt-list-queries.js";
 import {
@@ -25,7 +27,7 @@ import {
 } from "./prompt-rows.js";
 
 /** Given each change's events inside its transaction, with the transaction's connection. */
-export type EventSink = (db: Kysely<Database>, projectId: string, events: PromptEvent[]) => Promise<void>;
+export type EventSink = (db: Kysely<Database>, projectId: string, events: ChangeEvent[]) => Promise<void>;
 
 /**
  * Every prompt query of one project. The project id is fixed at construction and every statement
@@ -42,9 +44,19 @@ export class ProjectStore {
     private readonly announced?: Announcement[],
   ) {}
 
+  /** This store's connection (inside a transaction, the transaction's): for another domain's store to read in it. */
+  connection(): Kysely<Database> {
+    return this.db;
+  }
+
   /** The labels, label settings, rollouts and release requests of the project, on this store's connection. */
   labels(): LabelStore {
     return new LabelStore(this.db, this.projectId);
+  }
+
+  /** The pins of versions and the graph they make (includes.ts), on this store's connection. */
+  includes(): IncludeStore {
+    return new IncludeStore(this.db, this.projectId);
   }
 
   /** What the dashboard's list and its search read beyond a page of rows (prompt-list-queries.ts). */
@@ -79,7 +91,7 @@ export class ProjectStore {
    * Records change events in the current transaction and hands them, with their ids, to the sinks (webhook
    * deliveries), in the same transaction: an event is kept exactly when its change is.
    */
-  async recordEvents(events: NewEvent[], sinks: readonly EventSink[]): Promise<PromptEvent[]> {
+  async recordEvents(events: (NewEvent | NewProjectEvent)[], sinks: readonly EventSink[]): Promise<ChangeEvent[]> {
     const recorded = await this.events.append(this.db, this.projectId, events);
     if (recorded.length > 0) for (const sink of sinks) await sink(this.db, this.projectId, recorded);
     return recorded;
@@ -92,11 +104,16 @@ export class ProjectStore {
 
   /** Tells other instances that this prompt changed, when (and only if) the current transaction commits. */
   async announceChange(promptId: string): Promise<void> {
-    const announcement = await this.channel.announce(this.db, {
-      kind: "prompt",
-      projectId: this.projectId,
-      promptId,
-    });
+    await this.announce({ kind: "prompt", projectId: this.projectId, promptId });
+  }
+
+  /** Tells other instances that this project has an event about no one prompt, once the transaction commits. */
+  async announceEvents(): Promise<void> {
+    await this.announce({ kind: "events", projectId: this.projectId });
+  }
+
+  private async announce(change: Change): Promise<void> {
+    const announcement = await this.channel.announce(this.db, change);
     if (!announcement) return;
     // Outside a transaction the change is already committed.
     if (this.announced) this.announced.push(announcement);
@@ -169,13 +186,16 @@ export class ProjectStore {
       .executeTakeFirst();
     const content: VersionContent = { sections: sections.map(toSection), tools: await this.getTools(promptId, hash) };
     if (version?.model) content.model = JSON.parse(version.model) as ModelSettings;
+    const pins = await this.includes().pinsOf(promptId, hash);
+    if (pins.length > 0) content.includes = Object.fromEntries(pins.map((p) => [p.reference, p.included_hash]));
     return content;
   }
 
   /** Stores the document of a version saved before documents were; a version that has one keeps it. */
   async saveDocument(promptId: string, hash: string, document: VersionDocument): Promise<void> {
-    // The model column is the version's content, written once with it; a document never rewrites it.
-    const { model: _model, ...columns } = documentColumns(document);
+    // The model and includes columns are the version's content, written once with it; a document never
+    // rewrites them.
+    const { model: _model, includes_json: _includes, ...columns } = documentColumns(document);
     await this.db
       .updateTable("versions")
       .set(columns)
@@ -308,7 +328,7 @@ export class ProjectStore {
    * prompt was there.
    */
   async deletePrompt(promptId: string): Promise<boolean> {
-    for (const table of ["version_tools", "version_sections", "versions"] as const) {
+    for (const table of ["version_includes", "version_tools", "version_sections", "versions"] as const) {
       await this.db
         .deleteFrom(table)
         .where("project_id", "=", this.projectId)
@@ -371,6 +391,8 @@ export class ProjectStore {
         created_at: version.created_at,
         saved_by: version.saved_by,
         ...documentColumns(version.document),
+        include_depth: version.includes?.depth ?? null,
+        included_prompts: version.includes ? JSON.stringify(version.includes.prompts) : null,
       })
       .onConflict((oc) => oc.columns(["project_id", "prompt_id", "hash"]).doNothing())
       .executeTakeFirst();
@@ -402,6 +424,7 @@ export class ProjectStore {
         )
         .execute();
     }
+    if (version.includes !== undefined) await this.includes().insertPins(promptId, version.hash, version.includes);
     return true;
   }
 }
