@@ -31,7 +31,31 @@ export function releaseShownTo<R extends ReleaseActors>(caller: Pick<Caller, "ac
   return seesAuthors(caller) ? release : releaseWithoutAuthors(release);
 }
 
-/** An event as a stream of a caller that does not see authors is sent it: only release events name anyone. */
+/** Every `user:<e-mail>` in a text (a plan's end reason names who ended it) as "a person". */
+const withoutEmails = (text: string | null): string | null => text?.replace(/user:\S+/g, "user") ?? null;
+
+type PlanActors = { end_reason: string | null; decision?: { by: string }; last_decision?: { by: string } | null };
+
+function planWithoutAuthors<P extends PlanActors & { started_by?: string }>(plan: P): P {
+  const shown: P = { ...plan, end_reason: withoutEmails(plan.end_reason) };
+  if (plan.started_by !== undefined) shown.started_by = withoutEmail(plan.started_by);
+  if (plan.decision) shown.decision = { ...plan.decision, by: withoutEmail(plan.decision.by) };
+  if (plan.last_decision) shown.last_decision = { ...plan.last_decision, by: withoutEmail(plan.last_decision.by) };
+  return shown;
+}
+
+/** A rollout plan (docs/rollouts.md "Plans") as the caller may see who started, decided and ended it. */
+export function planShownTo<P extends PlanActors & { started_by: string }>(
+  caller: Pick<Caller, "access" | "role">,
+  plan: P,
+): P {
+  return seesAuthors(caller) ? plan : planWithoutAuthors(plan);
+}
+
+/** An event as a stream of a caller that does not see authors is sent it: release and plan events name people. */
 export function eventWithoutAuthors(event: PromptEvent): PromptEvent {
-  return event.release === undefined ? event : { ...event, release: releaseWithoutAuthors(event.release) };
+  let shown = event;
+  if (event.release !== undefined) shown = { ...shown, release: releaseWithoutAuthors(event.release) };
+  if (event.plan !== undefined) shown = { ...shown, plan: planWithoutAuthors(event.plan) };
+  return shown;
 }

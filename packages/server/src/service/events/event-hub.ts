@@ -1,6 +1,6 @@
 import { planLimits } from "@promptstore/core/accounts/plans";
 import { AppError } from "@promptstore/core/errors";
-import type { PromptEvent } from "@promptstore/core/events";
+import { type ChangeEvent, isPromptEvent, type PromptEvent } from "@promptstore/core/events";
 import type { EventStore } from "../../store/events.js";
 import type { Caller } from "../access.js";
 import { eventWithoutAuthors, seesAuthors } from "../authors.js";
@@ -73,7 +73,7 @@ export const FAN_OUT_PIECE = 100;
 export const STREAM_CAP_RETRY_SECONDS = 15;
 
 /** `read`: the JSON of the production read the event leads to, spliced in as the data's `read` field. */
-export function formatEvent(event: PromptEvent, read?: string): string {
+export function formatEvent(event: ChangeEvent, read?: string): string {
   const data = JSON.stringify(event);
   const withRead = read === undefined ? data : `${data.slice(0, -1)},"read":${read}}`;
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${withRead}\n\n`;
@@ -83,8 +83,8 @@ export function formatEvent(event: PromptEvent, read?: string): string {
  * The batch as each kind of stream is sent it, encoded once per kind however many streams there are: with or
  * without the reads (`include=read`), and with or without the authors of releases (docs/decisions.md).
  */
-function batchTexts(batch: PromptEvent[], reads: (string | undefined)[] | undefined): (s: Subscriber) => Buffer {
-  const names = batch.some((event) => event.release !== undefined);
+function batchTexts(batch: ChangeEvent[], reads: (string | undefined)[] | undefined): (s: Subscriber) => Buffer {
+  const names = batch.some((event) => isPromptEvent(event) && event.release !== undefined);
   const texts = new Map<string, Buffer>();
   return (subscriber) => {
     const hide = names && !seesAuthors(subscriber.caller);
@@ -92,13 +92,17 @@ function batchTexts(batch: PromptEvent[], reads: (string | undefined)[] | undefi
     const kind = `${hide}:${rich}`;
     let text = texts.get(kind);
     if (text === undefined) {
-      const events = hide ? batch.map(eventWithoutAuthors) : batch;
+      const events = hide ? batch.map(shownWithoutAuthors) : batch;
       text = Buffer.from(events.map((event, i) => formatEvent(event, rich ? reads?.[i] : undefined)).join(""));
       texts.set(kind, text);
     }
     return text;
   };
 }
+
+/** Only a prompt's release events name anyone; a project's event names no one. */
+const shownWithoutAuthors = (event: ChangeEvent): ChangeEvent =>
+  isPromptEvent(event) ? eventWithoutAuthors(event) : event;
 
 function control(type: "ready" | "reset", lastId: number, reason?: string): string {
   const data = reason === undefined ? { last_event_id: lastId } : { last_event_id: lastId, reason };
@@ -129,7 +133,7 @@ export class EventHub {
     this.maxReplay = options.maxReplay ?? DEFAULT_MAX_REPLAY;
     this.fanOutPiece = options.fanOutPiece ?? FAN_OUT_PIECE;
     this.unsubscribe = bus.subscribe((change) => {
-      if (change.kind === "prompt") {
+      if (change.kind === "prompt" || change.kind === "events") {
         const feed = this.feeds.get(change.projectId);
         if (feed) this.pump(feed, change.projectId);
       } else if (change.kind === "reset") {
@@ -234,7 +238,7 @@ export class EventHub {
     if (missed.length > this.maxReplay) {
       return control("reset", cursor, `more than ${this.maxReplay} events were missed`);
     }
-    const shown = seesAuthors(caller) ? missed : missed.map(eventWithoutAuthors);
+    const shown = seesAuthors(caller) ? missed : missed.map(shownWithoutAuthors);
     return shown.map((event) => formatEvent(event)).join("") + control("ready", cursor);
   }
 
@@ -274,7 +278,7 @@ export class EventHub {
         const batch = await this.events.since(projectId, feed.cursor, 500);
         if (batch.length === 0) return;
         const reads = await this.readsOf(feed, batch);
-        feed.cursor = (batch[batch.length - 1] as PromptEvent).id;
+        feed.cursor = (batch[batch.length - 1] as ChangeEvent).id;
         await this.fanOut(feed, batchTexts(batch, reads));
         if (batch.length < 500) return;
       }
@@ -287,18 +291,21 @@ export class EventHub {
    * prompt and instance, shared with the herd of clients that may read it at the same moment (the read
    * cache's single flight).
    */
-  private async readsOf(feed: Feed, batch: PromptEvent[]): Promise<(string | undefined)[] | undefined> {
+  private async readsOf(feed: Feed, batch: ChangeEvent[]): Promise<(string | undefined)[] | undefined> {
     const readOf = this.options.readOf;
     if (!readOf) return undefined;
     let asker: Subscriber | undefined;
     for (const subscriber of feed.subscribers) if (subscriber.live && subscriber.withReads) asker = subscriber;
     if (!asker) return undefined;
+    // A project's event (no prompt) leads to no read.
     const lastOf = new Map<string, PromptEvent>();
-    for (const event of batch) lastOf.set(event.prompt_id, event);
+    for (const event of batch) if (isPromptEvent(event)) lastOf.set(event.prompt_id, event);
     const caller = asker.caller;
     return Promise.all(
       batch.map((event) =>
-        lastOf.get(event.prompt_id) === event ? readOf(caller, event).catch(() => undefined) : undefined,
+        isPromptEvent(event) && lastOf.get(event.prompt_id) === event
+          ? readOf(caller, event).catch(() => undefined)
+          : undefined,
       ),
     );
   }

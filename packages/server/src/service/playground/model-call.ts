@@ -28,9 +28,29 @@ export class ProviderError extends Error {
     readonly code: ProviderErrorCode,
     message: string,
     readonly status: number | null = null,
+    /** What the provider's `Retry-After` asked for, in milliseconds (a 429 or 503), when it said. */
+    readonly retryAfterMs: number | null = null,
   ) {
     super(message);
   }
+}
+
+/** The longest `Retry-After` obeyed: a provider asking for more is waited on this long, then asked again. */
+export const MAX_RETRY_AFTER_MS = 600_000;
+
+/** `Retry-After` (RFC 9110 10.2.3: seconds, or an HTTP date) in milliseconds, capped; null when absent or unreadable. */
+export function retryAfterMs(header: string | string[] | undefined, nowMs = Date.now()): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === "") return null;
+  const trimmed = value.trim();
+  let ms: number;
+  if (/^\d+$/.test(trimmed)) ms = Number(trimmed) * 1000;
+  else {
+    const at = Date.parse(trimmed);
+    if (Number.isNaN(at)) return null;
+    ms = at - nowMs;
+  }
+  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
 }
 
 /** Why the call ended without an answer because the caller stopped it: not a provider failure. */
@@ -117,7 +137,13 @@ function providerWords(text: string, apiKey: string | null): { message: string; 
   return { message, code };
 }
 
-function statusError(status: number, body: string, apiKey: string | null, model: string): ProviderError {
+function statusError(
+  status: number,
+  body: string,
+  apiKey: string | null,
+  model: string,
+  retryAfter: number | null,
+): ProviderError {
   const { message, code } = providerWords(body, apiKey);
   const said = code ? `${code}: ` : "";
   if (status === 401 || status === 403) {
@@ -136,9 +162,19 @@ function statusError(status: number, body: string, apiKey: string | null, model:
     );
   }
   if (status === 429) {
-    return new ProviderError("provider_rate_limited", `provider: rate limited (429 ${said}${message})`, status);
+    return new ProviderError(
+      "provider_rate_limited",
+      `provider: rate limited (429 ${said}${message})`,
+      status,
+      retryAfter,
+    );
   }
-  return new ProviderError("provider_error", `provider: answered ${status} (${said}${message})`, status);
+  return new ProviderError(
+    "provider_error",
+    `provider: answered ${status} (${said}${message})`,
+    status,
+    status === 503 ? retryAfter : null,
+  );
 }
 
 /** The start of an error answer: reading stops at MAX_ERROR_BODY (the caller's abort then ends the socket). */
@@ -244,7 +280,10 @@ export async function callModel(
     });
     arm();
     const status = response.statusCode ?? 0;
-    if (status < 200 || status >= 300) throw statusError(status, await readSome(response), request.apiKey, model);
+    if (status < 200 || status >= 300) {
+      const retryAfter = retryAfterMs(response.headers["retry-after"]);
+      throw statusError(status, await readSome(response), request.apiKey, model, retryAfter);
+    }
 
     let content: string | null = null;
     const calls: ToolCallParts[] = [];

@@ -1,14 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { badRequest } from "@promptstore/core/errors";
 import type { ChatMessage, RunBody, RunSettings } from "@promptstore/core/playground";
-import { assemble, withGuard } from "@promptstore/core/prompts/assemble";
+import { withGuard } from "@promptstore/core/prompts/assemble";
 import type { Tool } from "@promptstore/core/prompts/content";
-import { contentHash } from "@promptstore/core/prompts/hash";
 import { fillVariables } from "@promptstore/core/prompts/variables";
 import { type ModelOverride, type ModelSettings, mergeSettings, settingsHash } from "@promptstore/core/run-settings";
 import type { VersionDocument } from "../../store/prompts/prompt-rows.js";
 import { type Caller, requireAccess } from "../access.js";
-import { toContent } from "../prompts/content-input.js";
 import type { PromptRead, PromptService } from "../prompts/prompt-service.js";
 import type { ConnectionService, OpenConnection } from "./connection-service.js";
 import { callModel, type ModelAnswer, type Piece, ProviderError, RunStopped } from "./model-call.js";
@@ -112,16 +110,17 @@ export class RunService {
       await this.prompts.listVersions(caller, promptId);
       // A draft's settings hash with it (as saving it would) only when whole: a name is what makes them settings.
       const { model: draftModel, ...written } = what.draft;
-      const content = toContent(
+      // Its includes expanded as a save now would pin them (docs/includes.md).
+      const draft = await this.prompts.draftVersion(
+        caller,
+        promptId,
         draftModel?.name !== undefined ? { ...written, model: draftModel as ModelSettings } : written,
-        this.prompts.limits,
       );
-      const text = assemble(content.sections);
       return {
-        version: contentHash(content),
+        version: draft.hash,
         draft: true,
-        system: guard ? withGuard(text, this.options.guardText) : text,
-        tools: content.tools,
+        system: guard ? withGuard(draft.text, this.options.guardText) : draft.text,
+        tools: draft.tools,
         settings: what.draft.model,
       };
     }
@@ -192,6 +191,7 @@ export class RunService {
     run: PreparedRun,
     signal: AbortSignal,
     onPiece: (piece: Piece) => void | Promise<void>,
+    meter: RunMeter = this.meter,
   ): Promise<ModelAnswer> {
     const system = fillVariables(run.target.system, run.variables);
     try {
@@ -210,10 +210,10 @@ export class RunService {
         },
         onPiece,
       );
-      this.meter.ran("ok", answer.ttftMs);
+      meter.ran("ok", answer.ttftMs);
       return answer;
     } catch (error) {
-      this.meter.ran(error instanceof RunStopped ? "stopped" : "error", null);
+      meter.ran(error instanceof RunStopped ? "stopped" : "error", null);
       throw error;
     }
   }

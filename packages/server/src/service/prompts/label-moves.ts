@@ -1,8 +1,12 @@
 import { AppError, badRequest } from "@promptstore/core/errors";
+import type { GateState } from "@promptstore/core/evaluations/requirements";
 import { PRODUCTION } from "@promptstore/core/labels";
 import { shortHash } from "@promptstore/core/version-ref";
+import type { NewAuditEntry } from "../../store/audit.js";
+import { now } from "../../store/ids.js";
 import type { PromptRow } from "../../store/prompts/prompt-rows.js";
 import type { ProjectStore } from "../../store/prompts/prompts.js";
+import { endPlanOnMove } from "./plans/plan-records.js";
 import type { PromptChange } from "./prompt-changes.js";
 
 /**
@@ -14,12 +18,85 @@ import type { PromptChange } from "./prompt-changes.js";
  * points production at the version it writes in the same transaction, which the prompt holds by then.)
  */
 
+/**
+ * A label's required evaluation (issue 39): whether it lets the label point to a version. The evaluations
+ * domain decides (service/evaluations/label-gate.ts); every move asks it here, inside the move's transaction.
+ */
+export interface LabelGate {
+  /**
+   * Where `target` stands against `label`'s requirement, or null when the label has none. Read in `tx`, so a
+   * requirement changed concurrently is seen or waited for.
+   */
+  decide(
+    tx: ProjectStore,
+    prompt: Pick<PromptRow, "id">,
+    label: string,
+    target: string,
+    current: string | null,
+  ): Promise<GateState | null>;
+}
+
+/** No requirement anywhere: what a store without evaluations (the operator's tools) moves labels with. */
+export const NO_GATE: LabelGate = { decide: async () => null };
+
+/**
+ * A move the label's required evaluation refuses: a 409 naming the label, what is missing, and the one request
+ * that runs the evaluation. Its audit row is written after the refused transaction rolled back.
+ */
+export class GateRefusal extends AppError {
+  constructor(
+    message: string,
+    readonly audit: NewAuditEntry,
+  ) {
+    super("conflict", message);
+  }
+}
+
+/**
+ * Asks the gate before `label` points to `target` (a move, a publish, a rollout's start, change or completion):
+ * a pass is an audit row of the change; a refusal throws, with its own audit row.
+ */
+export async function requireGate(
+  gate: LabelGate,
+  tx: ProjectStore,
+  change: PromptChange,
+  prompt: Pick<PromptRow, "id">,
+  label: string,
+  target: string,
+  current: string | null,
+): Promise<void> {
+  const state = await gate.decide(tx, prompt, label, target, current);
+  if (state === null) return;
+  const where = `${prompt.id}:${label}`;
+  if (state.state === "passed") {
+    change.audited("gate.passed", current, target, where);
+    return;
+  }
+  const short = target.slice(0, 12);
+  const how =
+    `run it: POST /api/v2/prompts/${prompt.id}/labels/${label}/evaluations {"version":"${target}"}` +
+    ` (or "Run required evaluation" on the release request)`;
+  const what =
+    state.state === "not_evaluated"
+      ? `not evaluated${state.reason ? ` (${state.reason})` : ""}`
+      : state.state === "failed"
+        ? `failed: ${state.reason}`
+        : state.reason;
+  const refused = change.refusal("gate.refused", current, target, where);
+  throw new GateRefusal(`label: ${label} requires a passing evaluation of ${short}: ${what}; ${how}`, refused);
+}
+
 export interface LabelMove {
   label: string;
   /** The full hash the label (or the rollout's candidate) is to point to. */
   target: string;
   /** 1 to 99 starts or changes a rollout; 100 or none moves the label. */
   percent?: number | undefined;
+  /**
+   * A rollout plan's own move (its start, a step, its end). Any other move of a label ends the label's active
+   * plan, as aborted with the reason (docs/rollouts.md "Plans").
+   */
+  byPlan?: boolean;
 }
 
 export interface LabelState {
@@ -68,6 +145,7 @@ export async function moveLabel(
   prompt: PromptRow,
   move: LabelMove,
   at: string,
+  gate: LabelGate,
 ): Promise<LabelState> {
   const { label, target } = move;
   // A label never points at a version its prompt does not hold (a request made before the prompt was
@@ -80,6 +158,13 @@ export async function moveLabel(
   const current = before.version;
   const rollout = before.rollout;
   const full = move.percent === undefined || move.percent === 100;
+  // What the label serves already needs no evaluation (a publish of it again, or aborting a rollout to it);
+  // anything else does: a move, a rollout's start, change or completion.
+  if (target !== current) await requireGate(gate, tx, change, prompt, label, target, current);
+  if (!move.byPlan) {
+    const production = label === PRODUCTION && (full || target === current) ? target : prompt.production_version;
+    await endPlanOnMove(tx, change, prompt, label, at, change.actor, production);
+  }
 
   if (full || target === current) {
     if (rollout) await labels.clearRollout(prompt.id, label);
@@ -141,6 +226,7 @@ export async function endRollout(
 ): Promise<void> {
   const rollout = (await tx.labels().rolloutsOf(prompt.id)).get(label);
   if (!rollout) return;
+  await endPlanOnMove(tx, change, prompt, label, now(), change.actor, prompt.production_version);
   await tx.labels().clearRollout(prompt.id, label);
   const current = label === PRODUCTION ? prompt.production_version : null;
   abortedRollout(change, prompt, label, current, rollout);

@@ -1,6 +1,7 @@
 import { planLimits } from "@promptstore/core/accounts/plans";
 import type { AuditAction } from "@promptstore/core/audit";
 import { AppError, conflict, notFound } from "@promptstore/core/errors";
+import type { Content } from "@promptstore/core/prompts/content";
 import type { ContentLimits } from "@promptstore/core/prompts/content-limits";
 import { contentHash, withSectionIds } from "@promptstore/core/prompts/hash";
 import type { NewAuditEntry } from "../../store/audit.js";
@@ -9,6 +10,7 @@ import type { NewVersion, PromptRow } from "../../store/prompts/prompt-rows.js";
 import type { ProjectStore } from "../../store/prompts/prompts.js";
 import { auditActor, type Caller, requireAccess } from "../access.js";
 import { type ContentInput, toContent } from "./content-input.js";
+import type { Resolution } from "./includes/resolve.js";
 import { versionDocument } from "./version-document.js";
 
 /**
@@ -23,25 +25,29 @@ export function prepareVersion(
   limits: ContentLimits,
   field = "",
 ): NewVersion {
-  const content = toContent(input, limits, field);
+  return versionOf(toContent(input, limits, field), history);
+}
+
+/**
+ * Content as the version it becomes: with its includes' pins (docs/includes.md) when it has includes, which
+ * its hash then covers and its document serves expanded.
+ */
+export function versionOf(
+  written: Content,
+  history: { message: string | null; created_at: string; saved_by: string },
+  resolution?: Resolution,
+): NewVersion {
+  const content = resolution === undefined ? written : { ...written, includes: resolution.pins };
   const sections = withSectionIds(content.sections);
-  return {
+  const version: NewVersion = {
     hash: contentHash(content),
     ...history,
     content,
     sections,
-    document: versionDocument(sections, content.tools, content.model),
+    document: versionDocument(sections, content.tools, content.model, resolution?.expansion),
   };
-}
-
-/** A version the caller writes now (a create or a save): its history is the caller, this time and the message. */
-export function writtenVersion(
-  caller: Caller,
-  body: ContentInput & { message?: string | undefined },
-  at: string,
-  limits: ContentLimits,
-): NewVersion {
-  return prepareVersion(body, { message: body.message ?? null, created_at: at, saved_by: caller.actor }, limits);
+  if (resolution !== undefined) version.includes = resolution.includes;
+  return version;
 }
 
 /** Writing needs write; a write that also moves production (`publishes`) needs publish, like a publish. */
@@ -87,6 +93,17 @@ export class PromptChange {
     private readonly at: string,
   ) {}
 
+  /** Who makes the change, as the audit trail names them. */
+  get actor(): string {
+    return auditActor(this.caller);
+  }
+
+  /** An audit row for a refused change, which is written on its own after the change rolled back. */
+  refusal(action: AuditAction, before: string | null, after: string | null, target = this.promptId): NewAuditEntry {
+    const { orgId, projectId } = this.caller;
+    return { orgId, projectId, at: this.at, actor: auditActor(this.caller), action, target, before, after };
+  }
+
   /** An audit row; `before` and `after` are version hashes. `target` is the prompt unless told. */
   audited(action: AuditAction, before: string | null, after: string | null, target = this.promptId): this {
     const { orgId, projectId } = this.caller;
@@ -100,7 +117,7 @@ export class PromptChange {
     version: string,
     production: string | null,
     latest: string | null,
-    details: Pick<NewEvent, "label" | "previous_version" | "rollout" | "release"> = {},
+    details: Pick<NewEvent, "label" | "previous_version" | "rollout" | "release" | "plan"> = {},
   ): this {
     this.events.push({
       type,

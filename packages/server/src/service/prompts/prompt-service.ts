@@ -1,8 +1,9 @@
 import type { DashboardPromptItem } from "@promptstore/core/dashboard";
-import { AppError, conflict, notFound } from "@promptstore/core/errors";
+import { conflict } from "@promptstore/core/errors";
+import type { GateState, RequirementBody } from "@promptstore/core/evaluations/requirements";
 import { PRODUCTION } from "@promptstore/core/labels";
+import type { Tool } from "@promptstore/core/prompts/content";
 import { type ContentLimits, DEFAULT_CONTENT_LIMITS } from "@promptstore/core/prompts/content-limits";
-import { slugCandidate, slugify } from "@promptstore/core/prompts/slug";
 import {
   type CreatePromptBody,
   type ImportPromptBody,
@@ -14,6 +15,7 @@ import type {
   CreatedPrompt,
   DeletedPrompt,
   ImportedPrompt,
+  LabelSettingView,
   PromptList,
   PromptListItem,
   PromptView,
@@ -25,23 +27,31 @@ import type {
 } from "@promptstore/core/views";
 import { now } from "../../store/ids.js";
 import type { Store } from "../../store/index.js";
-import type { LabelSettings } from "../../store/prompts/labels.js";
 import type { PromptRow } from "../../store/prompts/prompt-rows.js";
 import { type EventSink, ProjectStore } from "../../store/prompts/prompts.js";
-import { type Caller, requireAccess } from "../access.js";
+import { type Caller, requireAccess, requirePerson } from "../access.js";
 import { authorShownTo } from "../authors.js";
 import { decodeCursor, encodeCursor } from "../cursor.js";
 import type { ChangeBus } from "../events/change-bus.js";
-import { endRollout, labelState, moveLabel, requireUnprotected } from "./label-moves.js";
+import type { ChangeContext } from "./change-context.js";
+import type { ContentInput } from "./content-input.js";
+import { IncludeService } from "./includes/include-service.js";
+import { pendingVersion } from "./includes/pending-version.js";
+import { lockPrompts } from "./includes/resolve.js";
 import {
-  PromptChange,
-  requirePrompt,
-  requireWrite,
-  reservePromptSlot,
-  resolveHash,
-  writtenVersion,
-} from "./prompt-changes.js";
+  endRollout,
+  type LabelGate,
+  labelState,
+  moveLabel,
+  NO_GATE,
+  requireGate,
+  requireUnprotected,
+} from "./label-moves.js";
+import { removeLabel } from "./label-removal.js";
+import { PlanService } from "./plans/plan-service.js";
+import { PromptChange, requirePrompt, requireWrite, resolveHash } from "./prompt-changes.js";
 import { importPrompt } from "./prompt-import.js";
+import { createPrompt, deletePrompt } from "./prompt-lifecycle.js";
 import {
   collect,
   dashboardPages,
@@ -52,21 +62,22 @@ import {
   searchPage,
 } from "./prompt-pages.js";
 import { type PromptRead, PromptReader, pick, type ResolvedRead } from "./prompt-reads.js";
+import { ChangeRecorder } from "./prompt-recording.js";
 import {
-  cancelReleasesOf,
   configureLabel,
   decideRelease,
   getRelease,
   labelSettings,
+  labelSettingView,
   listReleases,
   type ReleaseContext,
   requestRelease,
 } from "./releases.js";
 import { guardJson } from "./version-document.js";
 
+/** What the evaluations domain implements to gate label moves (label-moves.ts), opened through this door. */
+export type { LabelGate } from "./label-moves.js";
 export type { PromptRead, ResolvedRead } from "./prompt-reads.js";
-
-const MAX_SLUG_ATTEMPTS = 1000;
 
 /**
  * The one module through which every read and mutation of prompts passes: HTTP, MCP, the CLI and the
@@ -76,9 +87,20 @@ export class PromptService {
   /** Reads that reached the database, for tests and metrics: what a cache in front of `read` saves. */
   reads = 0;
   private readonly reader: PromptReader;
-  private readonly sinks: EventSink[] = [];
+  /** Audit rows, events and announcements of every change (prompt-recording.ts). */
+  private readonly recorder: ChangeRecorder;
   /** How long written text may be: the server's configuration, the same for every surface. */
   readonly limits: ContentLimits;
+  /** Includes seen from either end, and their updates (includes/include-service.ts). */
+  readonly includes: IncludeService;
+  /** Rollout plans (plans/plan-service.ts): recorded, announced and gated as every change here. */
+  readonly plans = new PlanService({
+    store: (projectId) => this.projectStore({ projectId } as Caller),
+    record: (tx, change) => this.recorder.record(tx, change),
+    changed: (projectId, promptId) => this.recorder.changed(projectId, promptId),
+    gate: () => this.gate,
+    db: () => this.store.db,
+  });
 
   constructor(
     private readonly store: Store,
@@ -86,27 +108,50 @@ export class PromptService {
     options: { guardText: string; limits?: ContentLimits },
   ) {
     this.reader = new PromptReader(guardJson(options.guardText));
+    this.recorder = new ChangeRecorder(store, bus);
     this.limits = options.limits ?? DEFAULT_CONTENT_LIMITS;
+    this.includes = new IncludeService({
+      store: (caller) => this.projectStore(caller),
+      read: (caller, promptId, version) => this.readDocument(caller, promptId, { version, guard: false }),
+      save: (caller, promptId, body) => this.save(caller, promptId, body),
+      publish: (caller, promptId, version, label) => this.publish(caller, promptId, version, { label }),
+      requestRelease: (caller, promptId, body) => this.requestRelease(caller, promptId, body),
+    });
+  }
+
+  /** The labels' required evaluations (the evaluations domain's); none until one is set. */
+  private gate: LabelGate = NO_GATE;
+
+  /** Refuses a required evaluation that could never run (its dataset, connection, checks). */
+  private requirementCheck: (caller: Caller, requirement: RequirementBody) => Promise<void> = async () => {};
+
+  setGate(gate: LabelGate, check: (caller: Caller, requirement: RequirementBody) => Promise<void>): void {
+    this.gate = gate;
+    this.requirementCheck = check;
+  }
+
+  /** Where a version stands against a label's required evaluation (null: the label has none). */
+  async gateState(caller: Caller, promptId: string, label: string, ref: string): Promise<GateState | null> {
+    requireAccess(caller, "read", "reading a label's required evaluation");
+    const store = this.projectStore(caller);
+    const prompt = await requirePrompt(store, promptId);
+    const target = ref === "latest" ? prompt.latest_version : await resolveHash(store, promptId, ref);
+    const current = (await labelState(store, prompt, label)).version;
+    return this.gate.decide(store, prompt, label, target, current);
   }
 
   /** Hands every change's events to `sink` inside the change's transaction (webhook deliveries). */
   addEventSink(sink: EventSink): void {
-    this.sinks.push(sink);
+    this.recorder.addSink(sink);
   }
 
-  /** Called after commit, never before: a cache told early could refill from the old row. */
-  private changed(projectId: string, promptId: string): void {
-    this.bus.publish({ kind: "prompt", projectId, promptId });
-  }
-
-  /**
-   * Records a change inside its transaction: the audit rows, the events (which the sinks queue for webhooks),
-   * and the announcement that tells other instances once it commits.
-   */
-  private async record(tx: ProjectStore, change: PromptChange): Promise<void> {
-    await tx.recordAudit(change.audit);
-    await tx.recordEvents(change.events, this.sinks);
-    await tx.announceChange(change.promptId);
+  /** What happened to a prompt beside its versions and labels (an evaluation's start, stop or end): prompt-recording.ts. */
+  recordActivity(
+    projectId: string,
+    promptId: string,
+    activity: Parameters<ChangeRecorder["recordActivity"]>[2],
+  ): Promise<void> {
+    return this.recorder.recordActivity(projectId, promptId, activity);
   }
 
   private projectStore(caller: Caller): ProjectStore {
@@ -204,101 +249,76 @@ export class PromptService {
     };
   }
 
-  async create(caller: Caller, body: CreatePromptBody): Promise<CreatedPrompt> {
-    requireWrite(caller, body.publish === true, "creating a prompt", "creating a published prompt");
-    const timestamp = now();
-    const version = writtenVersion(caller, body, timestamp, this.limits);
-    const { hash } = version;
-    const publish = body.publish ?? false;
-
-    const id = await this.projectStore(caller).transaction(async (tx) => {
-      if (publish) await requireUnprotected(tx, body.id ?? slugify(body.name), [PRODUCTION], "publishing");
-      await reservePromptSlot(tx, caller);
-      const row: PromptRow = {
-        id: "",
-        name: body.name,
-        description: body.description ?? "",
-        production_version: publish ? hash : null,
-        latest_version: hash,
-        created_at: timestamp,
-        updated_at: timestamp,
-      };
-      const promptId = await this.insertWithFreeId(tx, row, body.id);
-      await tx.insertVersion(promptId, version);
-      const change = new PromptChange(caller, promptId, timestamp)
-        .audited("prompt.created", null, hash)
-        .event("prompt.created", hash, row.production_version, hash);
-      if (publish) change.audited("prompt.published", null, hash);
-      await this.record(tx, change);
-      return promptId;
-    });
-    this.changed(caller.projectId, id);
-    return { id, name: body.name, version: hash, published: publish, created_at: timestamp };
+  /**
+   * A draft as the version saving it now would make (a playground run of unsaved content): its hash, text
+   * and tools, its includes pinned to what they name now. Nothing is written.
+   */
+  async draftVersion(
+    caller: Caller,
+    promptId: string,
+    input: ContentInput,
+  ): Promise<{ hash: string; text: string; tools: Tool[] }> {
+    const version = await pendingVersion(caller, input, now(), this.limits).pin(this.projectStore(caller), promptId);
+    return { hash: version.hash, text: JSON.parse(version.document.textJson) as string, tools: version.content.tools };
   }
 
-  private async insertWithFreeId(tx: ProjectStore, row: PromptRow, requested: string | undefined): Promise<string> {
-    if (requested !== undefined) {
-      if (await tx.insertPrompt({ ...row, id: requested })) return requested;
-      throw conflict(`id: a prompt with id ${requested} already exists in this project`);
-    }
-    const base = slugify(row.name);
-    const taken = await tx.promptIdsStartingWith(base);
-    for (let n = 1; n <= MAX_SLUG_ATTEMPTS; n++) {
-      const candidate = slugCandidate(base, n);
-      // The insert, not the read above, decides: a concurrent create may have taken the id since.
-      if (!taken.has(candidate) && (await tx.insertPrompt({ ...row, id: candidate }))) return candidate;
-    }
-    throw conflict("id: could not derive a free id from name; pass an explicit id");
+  async create(caller: Caller, body: CreatePromptBody): Promise<CreatedPrompt> {
+    return this.recorder.gated(() => createPrompt(this.changeContext(caller), caller, body));
   }
 
   async save(caller: Caller, promptId: string, body: SaveVersionBody): Promise<SavedVersion> {
     requireWrite(caller, body.publish === true, "saving a version", "saving and publishing");
     const timestamp = now();
-    const version = writtenVersion(caller, body, timestamp, this.limits);
-    const { hash } = version;
+    const pending = pendingVersion(caller, body, timestamp, this.limits);
     const publish = body.publish ?? false;
 
-    const created = await this.projectStore(caller).transaction(async (tx) => {
-      // The row lock first: a deletion in progress is waited for and then seen (404), never half-seen (a
-      // version inserted for a prompt that is gone); and two editors who started from the same version are
-      // serialized, so the second sees the first's save and is told (base_version).
-      await tx.lockPrompt(promptId);
-      const current = await requirePrompt(tx, promptId);
-      if (publish) await requireUnprotected(tx, promptId, [PRODUCTION], "saving with publish");
-      if (body.base_version !== undefined && current.latest_version !== body.base_version) {
-        throw conflict(
-          `base_version: the prompt changed since this edit began; latest is now ${current.latest_version}`,
-        );
-      }
-      const isNew = await tx.insertVersion(promptId, version);
-      const patch = {
-        ...(isNew ? { latest_version: hash } : {}),
-        ...(publish ? { production_version: hash } : {}),
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.description !== undefined ? { description: body.description } : {}),
-      };
-      const latest = isNew ? hash : current.latest_version;
-      const production = publish ? hash : current.production_version;
-      const change = new PromptChange(caller, promptId, timestamp);
-      if (isNew) {
-        change
-          .event("prompt.version_saved", hash, current.production_version, hash)
-          .audited("prompt.saved", current.latest_version, hash);
-      }
-      if (production !== current.production_version) {
-        change
-          .event("prompt.published", hash, production, latest)
-          .audited("prompt.published", current.production_version, production);
-      }
-      // Publishing moves production whole: a rollout on it ends here.
-      if (publish) await endRollout(tx, change, { ...current, latest_version: latest }, PRODUCTION);
-      if (Object.keys(patch).length > 0) {
-        await tx.updatePrompt(promptId, { ...patch, updated_at: timestamp });
-        await this.record(tx, change);
-      }
-      return isNew;
-    });
-    this.changed(caller.projectId, promptId);
+    const { created, hash } = await this.recorder.gated(() =>
+      this.projectStore(caller).transaction(async (tx) => {
+        // The row lock first: a deletion in progress is waited for and then seen (404), never half-seen (a
+        // version inserted for a prompt that is gone); and two editors who started from the same version are
+        // serialized, so the second sees the first's save and is told (base_version). The prompts it includes
+        // are locked with it (includes/resolve.ts).
+        await lockPrompts(tx, [promptId, ...pending.pieces]);
+        const current = await requirePrompt(tx, promptId);
+        if (publish) await requireUnprotected(tx, promptId, [PRODUCTION], "saving with publish");
+        if (body.base_version !== undefined && current.latest_version !== body.base_version) {
+          throw conflict(
+            `base_version: the prompt changed since this edit began; latest is now ${current.latest_version}`,
+          );
+        }
+        const version = await pending.pin(tx, promptId);
+        const { hash } = version;
+        const isNew = await tx.insertVersion(promptId, version);
+        const patch = {
+          ...(isNew ? { latest_version: hash } : {}),
+          ...(publish ? { production_version: hash } : {}),
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+        };
+        const latest = isNew ? hash : current.latest_version;
+        const production = publish ? hash : current.production_version;
+        const change = new PromptChange(caller, promptId, timestamp);
+        if (isNew) {
+          change
+            .event("prompt.version_saved", hash, current.production_version, hash)
+            .audited("prompt.saved", current.latest_version, hash);
+        }
+        if (production !== current.production_version) {
+          await requireGate(this.gate, tx, change, current, PRODUCTION, hash, current.production_version);
+          change
+            .event("prompt.published", hash, production, latest)
+            .audited("prompt.published", current.production_version, production);
+        }
+        // Publishing moves production whole: a rollout on it ends here.
+        if (publish) await endRollout(tx, change, { ...current, latest_version: latest }, PRODUCTION);
+        if (Object.keys(patch).length > 0) {
+          await tx.updatePrompt(promptId, { ...patch, updated_at: timestamp });
+          await this.recorder.record(tx, change);
+        }
+        return { created: isNew, hash };
+      }),
+    );
+    this.recorder.changed(caller.projectId, promptId);
     return { id: promptId, version: hash, created, published: publish };
   }
 
@@ -314,20 +334,29 @@ export class PromptService {
   ): Promise<PublishedVersion> {
     const label = options.label ?? PRODUCTION;
     requireAccess(caller, "publish", label === PRODUCTION ? "publishing" : `moving label ${label}`);
-    const state = await this.projectStore(caller).transaction(async (tx) => {
-      // Locked first, like save: a publish racing a deletion is a 404, not an event about a deleted prompt.
-      await tx.lockPrompt(promptId);
-      const prompt = await requirePrompt(tx, promptId);
-      await requireUnprotected(tx, promptId, [label], "moving it");
-      const target = ref === "latest" ? prompt.latest_version : await resolveHash(tx, promptId, ref);
-      const timestamp = now();
-      const change = new PromptChange(caller, promptId, timestamp);
-      const moved = await moveLabel(tx, change, prompt, { label, target, percent: options.percent }, timestamp);
-      // Publishing what the label already serves records nothing, but is still announced.
-      await this.record(tx, change);
-      return moved;
-    });
-    this.changed(caller.projectId, promptId);
+    const state = await this.recorder.gated(() =>
+      this.projectStore(caller).transaction(async (tx) => {
+        // Locked first, like save: a publish racing a deletion is a 404, not an event about a deleted prompt.
+        await tx.lockPrompt(promptId);
+        const prompt = await requirePrompt(tx, promptId);
+        await requireUnprotected(tx, promptId, [label], "moving it");
+        const target = ref === "latest" ? prompt.latest_version : await resolveHash(tx, promptId, ref);
+        const timestamp = now();
+        const change = new PromptChange(caller, promptId, timestamp);
+        const moved = await moveLabel(
+          tx,
+          change,
+          prompt,
+          { label, target, percent: options.percent },
+          timestamp,
+          this.gate,
+        );
+        // Publishing what the label already serves records nothing, but is still announced.
+        await this.recorder.record(tx, change);
+        return moved;
+      }),
+    );
+    this.recorder.changed(caller.projectId, promptId);
     const published: PublishedVersion = {
       id: promptId,
       version: state.rollout ? state.rollout.candidate : (state.version as string),
@@ -340,32 +369,7 @@ export class PromptService {
 
   /** Removes a label (not production) from a prompt; a protected one is refused like a move. */
   async removeLabel(caller: Caller, promptId: string, label: string): Promise<RemovedLabel> {
-    requireAccess(caller, "publish", `removing label ${label}`);
-    if (label === PRODUCTION) {
-      throw new AppError("forbidden", "label: production cannot be removed; publish another version instead");
-    }
-    await this.projectStore(caller).transaction(async (tx) => {
-      await tx.lockPrompt(promptId);
-      const prompt = await requirePrompt(tx, promptId);
-      await requireUnprotected(tx, promptId, [label], "removing it");
-      const { version, rollout } = await labelState(tx, prompt, label);
-      if (version === null) throw notFound(`label: prompt ${promptId} has no version labelled ${label}`);
-      const timestamp = now();
-      const labels = tx.labels();
-      await labels.removeLabel(promptId, label);
-      if (rollout) await labels.clearRollout(promptId, label);
-      await tx.updatePrompt(promptId, { updated_at: timestamp });
-      const change = new PromptChange(caller, promptId, timestamp)
-        .audited("label.removed", version, null, `${promptId}:${label}`)
-        .event("prompt.label_removed", version, prompt.production_version, prompt.latest_version, {
-          label,
-          previous_version: version,
-          rollout: null,
-        });
-      await this.record(tx, change);
-    });
-    this.changed(caller.projectId, promptId);
-    return { id: promptId, label, removed: true };
+    return removeLabel(this.changeContext(caller), caller, promptId, label);
   }
 
   /**
@@ -374,30 +378,7 @@ export class PromptService {
    * latest). The id is free again at once; a new prompt with it starts with no history.
    */
   async delete(caller: Caller, promptId: string): Promise<DeletedPrompt> {
-    // As strong as a publish: it changes what production serves (to nothing).
-    requireAccess(caller, "publish", "deleting a prompt");
-    await this.projectStore(caller).transaction(async (tx) => {
-      // The project row first, then the prompt's: the order a create takes them in. Given back for nothing
-      // when the prompt is not there: the 404 rolls it back.
-      await tx.releasePromptSlot();
-      await tx.lockPrompt(promptId);
-      const prompt = await requirePrompt(tx, promptId);
-      const carried = [
-        ...(prompt.production_version === null ? [] : [PRODUCTION]),
-        ...(await tx.labels().labelsOf(promptId)).keys(),
-      ];
-      await requireUnprotected(tx, promptId, carried, "deleting the prompt it labels");
-      await tx.deletePrompt(promptId);
-      const served = prompt.production_version ?? prompt.latest_version;
-      const at = now();
-      const change = new PromptChange(caller, promptId, at);
-      // Its pending release requests end with it: none can be approved for a prompt made again with its id.
-      await cancelReleasesOf(tx, change, caller, promptId, at);
-      // The audit row goes before the events: anything that fails from there on (a sink) takes it back.
-      await this.record(tx, change.audited("prompt.deleted", served, null).event("prompt.deleted", served, null, null));
-    });
-    this.changed(caller.projectId, promptId);
-    return { id: promptId, deleted: true };
+    return deletePrompt(this.changeContext(caller), caller, promptId);
   }
 
   /** Asks for a protected label to move (releases.ts); anyone who could publish may ask. */
@@ -415,37 +396,54 @@ export class PromptService {
 
   /** Approves or rejects a release: a person who may, and who did not ask. */
   decideRelease(caller: Caller, id: string, decision: Parameters<typeof decideRelease>[3]): Promise<ReleaseView> {
-    return decideRelease(this.releaseContext(caller), caller, id, decision);
+    return this.recorder.gated(() => decideRelease(this.releaseContext(caller), caller, id, decision));
   }
 
   labelSettings(caller: Caller): ReturnType<typeof labelSettings> {
     return labelSettings(this.releaseContext(caller), caller);
   }
 
-  configureLabel(caller: Caller, name: string, patch: Parameters<typeof configureLabel>[3]): Promise<LabelSettings> {
-    return configureLabel(this.releaseContext(caller), caller, name, patch);
+  /** Changes a label's settings; a required evaluation given is first checked to be one that can run. */
+  async configureLabel(
+    caller: Caller,
+    name: string,
+    patch: Parameters<typeof configureLabel>[3],
+  ): Promise<Omit<LabelSettingView, "in_use">> {
+    if (patch.required_evaluation) {
+      requirePerson(caller, "admin", "changing a label's settings");
+      await this.requirementCheck(caller, patch.required_evaluation);
+    }
+    const settings = await configureLabel(this.releaseContext(caller), caller, name, patch);
+    const { in_use: _, ...view } = labelSettingView(settings, 0);
+    return view;
   }
 
   private releaseContext(caller: Caller): ReleaseContext {
     return {
       store: this.projectStore(caller),
-      record: (tx, change) => this.record(tx, change),
-      changed: (promptId) => this.changed(caller.projectId, promptId),
+      record: (tx, change) => this.recorder.record(tx, change),
+      changed: (promptId) => this.recorder.changed(caller.projectId, promptId),
+      gate: this.gate,
+      recordProject: (tx, audit, events) => this.recorder.recordProject(tx, audit, events),
+      // After commit, as `changed`: this instance's streams and webhook dispatcher read the new events.
+      projectChanged: () => this.bus.publish({ kind: "events", projectId: caller.projectId }),
     };
   }
 
   /** Adds versions made elsewhere (see prompt-import.ts). */
   async importPrompt(caller: Caller, body: ImportPromptBody): Promise<ImportedPrompt> {
-    return importPrompt(
-      {
-        store: this.projectStore(caller),
-        limits: this.limits,
-        record: (tx, change) => this.record(tx, change),
-        changed: (promptId) => this.changed(caller.projectId, promptId),
-      },
-      caller,
-      body,
-    );
+    return this.recorder.gated(() => importPrompt(this.changeContext(caller), caller, body));
+  }
+
+  /** What a change written outside this class (a create, an import) needs of it. */
+  private changeContext(caller: Caller): ChangeContext {
+    return {
+      store: this.projectStore(caller),
+      limits: this.limits,
+      record: (tx, change) => this.recorder.record(tx, change),
+      changed: (promptId) => this.recorder.changed(caller.projectId, promptId),
+      gate: this.gate,
+    };
   }
 }
 
@@ -476,6 +474,7 @@ function toView(read: PromptRead): PromptView {
   // In the order v2's spliced bytes have them (read-json.ts).
   if (document.toolsJson !== "[]") view.tools = JSON.parse(document.toolsJson);
   if (document.modelJson !== null) view.model = JSON.parse(document.modelJson);
+  if (document.includesJson !== null) view.includes = JSON.parse(document.includesJson);
   view.labels = JSON.parse(read.labelsJson);
   if (read.fallbackFor !== undefined) view.fallback_for = read.fallbackFor;
   if (read.rollout !== undefined) view.rollout = read.rollout;

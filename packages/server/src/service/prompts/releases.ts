@@ -1,12 +1,17 @@
 import { AppError, badRequest, notFound } from "@promptstore/core/errors";
+import type { RequirementBody } from "@promptstore/core/evaluations/requirements";
+import { canonical, sha256Hex } from "@promptstore/core/prompts/hash";
+import type { PlanSpec } from "@promptstore/core/rollouts/plan-view";
 import type { LabelSettingView, ReleaseStatus, ReleaseView } from "@promptstore/core/views";
-import type { NewEvent } from "../../store/events.js";
+import type { NewAuditEntry } from "../../store/audit.js";
+import type { NewEvent, NewProjectEvent } from "../../store/events.js";
 import { newId, now } from "../../store/ids.js";
 import type { LabelSettings, LabelStore, ReleaseRow } from "../../store/prompts/labels.js";
 import type { ProjectStore } from "../../store/prompts/prompts.js";
 import { auditActor, type Caller, requireAccess, requirePerson } from "../access.js";
 import { releaseShownTo } from "../authors.js";
-import { labelState, moveLabel } from "./label-moves.js";
+import { type LabelGate, labelState, moveLabel } from "./label-moves.js";
+import { insertPlan } from "./plans/plan-records.js";
 import { PromptChange, requirePrompt, resolveHash } from "./prompt-changes.js";
 
 /**
@@ -20,20 +25,41 @@ export interface ReleaseContext {
   store: ProjectStore;
   record(tx: ProjectStore, change: PromptChange): Promise<void>;
   changed(promptId: string): void;
+  /** The labels' required evaluations: an approval moves a label only to a version that passed. */
+  gate: LabelGate;
+  /** Records a change of the project's own (label settings): its audit rows and its events, about no prompt. */
+  recordProject(tx: ProjectStore, audit: NewAuditEntry[], events: NewProjectEvent[]): Promise<void>;
+  /** Called after commit when `recordProject` recorded events: streams and webhooks read them. */
+  projectChanged(): void;
 }
 
 export async function requestRelease(
   context: ReleaseContext,
   caller: Caller,
   promptId: string,
-  body: { label: string; version: string; percent?: number | undefined; message?: string | undefined },
+  body: {
+    label: string;
+    version: string;
+    percent?: number | undefined;
+    message?: string | undefined;
+    plan?: PlanSpec | undefined;
+  },
 ): Promise<ReleaseView> {
   requireAccess(caller, "publish", "requesting a release");
+  // A plan's request rolls the label out to its first step; the approval covers every later one.
+  const first = body.plan?.steps[0]?.percent;
+  if (first !== undefined && body.percent !== undefined && body.percent !== first) {
+    throw badRequest(`percent: must be the plan's first step's percent (${first}), or left out`);
+  }
   const release = await context.store.transaction(async (tx) => {
     await tx.lockPrompt(promptId);
     const prompt = await requirePrompt(tx, promptId);
     const version = body.version === "latest" ? prompt.latest_version : await resolveHash(tx, promptId, body.version);
     const { version: from } = await labelState(tx, prompt, body.label);
+    if (body.plan && from === null) {
+      throw badRequest(`label: ${body.label} is not set on prompt ${promptId}; move it there before a plan`);
+    }
+    if (body.plan && from === version) throw badRequest(`version: ${body.label} serves it already`);
     const at = now();
     const row: ReleaseRow = {
       id: newId("rel"),
@@ -41,7 +67,7 @@ export async function requestRelease(
       label: body.label,
       version,
       from_version: from,
-      percent: body.percent ?? null,
+      percent: first ?? body.percent ?? null,
       message: body.message ?? "",
       status: "pending",
       requested_by: caller.actor,
@@ -49,6 +75,7 @@ export async function requestRelease(
       decided_by: null,
       decided_at: null,
       comment: null,
+      plan: body.plan ? JSON.stringify(body.plan) : null,
     };
     await tx.labels().insertRelease(row);
     const change = new PromptChange(caller, promptId, at)
@@ -151,7 +178,14 @@ export async function decideRelease(
         prompt,
         { label: row.label, target: row.version, percent: row.percent ?? undefined },
         at,
+        context.gate,
       );
+      // A request with a plan starts it, from the rollout the approval just made (docs/rollouts.md "Plans").
+      if (row.plan !== null && row.from_version !== null) {
+        const spec = JSON.parse(row.plan) as PlanSpec;
+        const plan = { promptId: row.prompt_id, label: row.label, version: row.version, from: row.from_version };
+        await insertPlan(tx, change, { ...plan, spec, releaseId: row.id }, row.requested_by, at);
+      }
     }
     if (status === "cancelled") change.audited("release.cancelled", row.from_version, row.version, releaseTarget(row));
     const type: NewEvent["type"] = status === "rejected" ? "release.rejected" : "release.approved";
@@ -222,6 +256,20 @@ async function requireProtectedFallbacks(
 
 const releaseTarget = (row: ReleaseRow): string => `${row.prompt_id}:${row.label}`;
 
+/** A label's settings as every surface shows them. */
+export function labelSettingView(settings: LabelSettings, inUse: number): LabelSettingView {
+  return {
+    name: settings.name,
+    description: settings.description,
+    protected: settings.protected,
+    fallback: settings.fallback,
+    updated_at: settings.updated_at,
+    in_use: inUse,
+    required_evaluation: settings.requirement === null ? null : (JSON.parse(settings.requirement) as RequirementBody),
+    rollback_allowed: settings.rollback_allowed,
+  };
+}
+
 /** The label settings of the project, with the names in use on some prompt that have none. */
 export async function labelSettings(
   context: Pick<ReleaseContext, "store">,
@@ -237,25 +285,53 @@ export async function labelSettings(
   const counts = new Map<string, number>();
   if (published > 0) counts.set("production", published);
   for (const { name } of used) counts.set(name, (counts.get(name) ?? 0) + 1);
-  const byName = new Map(settings.map((s) => [s.name, { ...s, in_use: counts.get(s.name) ?? 0 }]));
+  const byName = new Map<string, LabelSettingView>(
+    settings.map((s) => [s.name, labelSettingView(s, counts.get(s.name) ?? 0)]),
+  );
   for (const [name, count] of counts) {
     if (!byName.has(name)) {
-      byName.set(name, { name, description: "", protected: false, fallback: null, updated_at: "", in_use: count });
+      byName.set(name, {
+        name,
+        description: "",
+        protected: false,
+        fallback: null,
+        updated_at: "",
+        in_use: count,
+        required_evaluation: null,
+        rollback_allowed: true,
+      });
     }
   }
   return { labels: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)) };
 }
 
-/** Sets a label's settings (owners, and the operator); a fallback must be another label, and no cycle. */
+/** A label's requirement as its `label.requirement_changed` event states it (no settings: none, rollbacks pass). */
+const requirementState = (s: LabelSettings | undefined): NewProjectEvent["requirement"] => ({
+  hash: s?.requirement_hash ?? null,
+  rollback_allowed: s?.rollback_allowed ?? true,
+});
+
+/**
+ * Sets a label's settings (owners, and the operator); a fallback must be another label, and no cycle. A change
+ * of its requirement (set, replaced, removed, or the rollback rule) is an audit row and a
+ * `label.requirement_changed` event, in the same transaction.
+ */
 export async function configureLabel(
-  context: Pick<ReleaseContext, "store">,
+  context: Pick<ReleaseContext, "store" | "recordProject" | "projectChanged">,
   caller: Caller,
   name: string,
-  patch: { description?: string | undefined; protected?: boolean | undefined; fallback?: string | null | undefined },
+  patch: {
+    description?: string | undefined;
+    protected?: boolean | undefined;
+    fallback?: string | null | undefined;
+    required_evaluation?: RequirementBody | null | undefined;
+    rollback_allowed?: boolean | undefined;
+  },
 ): Promise<LabelSettings> {
   requirePerson(caller, "admin", "changing a label's settings");
   if (patch.fallback === name) throw badRequest("fallback: a label cannot fall back to itself");
-  return context.store.transaction(async (tx) => {
+  const events: NewProjectEvent[] = [];
+  const saved = await context.store.transaction(async (tx) => {
     const labels = tx.labels();
     await labels.lockSettings();
     const before = await labels.settingsOf(name);
@@ -265,6 +341,8 @@ export async function configureLabel(
       protected: patch.protected ?? before?.protected ?? false,
       fallback: patch.fallback === undefined ? (before?.fallback ?? null) : patch.fallback,
       updated_at: now(),
+      ...requirementOf(patch.required_evaluation, before),
+      rollback_allowed: patch.rollback_allowed ?? before?.rollback_allowed ?? true,
     };
     // A chain that comes back to this label would never end.
     for (let next = settings.fallback, seen = 0; next !== null && seen < 8; seen++) {
@@ -277,20 +355,32 @@ export async function configureLabel(
     await labels.saveSettings(settings);
     const was = before?.protected ? "protected" : "unprotected";
     const now_ = settings.protected ? "protected" : "unprotected";
-    await tx.recordAudit([
-      {
-        orgId: caller.orgId,
-        projectId: caller.projectId,
+    const entry = {
+      orgId: caller.orgId,
+      projectId: caller.projectId,
+      at: settings.updated_at,
+      actor: auditActor(caller),
+      target: `label:${name}`,
+    };
+    const audit: NewAuditEntry[] = [{ ...entry, action: "label.configured", before: was, after: now_ }];
+    // A requirement changed (set, replaced, removed, or the rollback rule): earlier passes no longer count.
+    const rule = (s: LabelSettings | undefined) =>
+      s?.requirement_hash ? `${s.requirement_hash}${s.rollback_allowed ? "" : " no-rollback"}` : "none";
+    if (rule(before) !== rule(settings)) {
+      audit.push({ ...entry, action: "label.requirement_changed", before: rule(before), after: rule(settings) });
+      events.push({
+        type: "label.requirement_changed",
         at: settings.updated_at,
-        actor: auditActor(caller),
-        action: "label.configured",
-        target: `label:${name}`,
-        before: was,
-        after: now_,
-      },
-    ]);
+        label: name,
+        requirement: requirementState(settings),
+        previous: requirementState(before),
+      });
+    }
+    await context.recordProject(tx, audit, events);
     return settings;
   });
+  if (events.length > 0) context.projectChanged();
+  return saved;
 }
 
 function releaseDetails(row: ReleaseRow): Pick<NewEvent, "label" | "previous_version" | "release"> {
@@ -311,4 +401,21 @@ function releaseDetails(row: ReleaseRow): Pick<NewEvent, "label" | "previous_ver
   };
 }
 
-const viewOf = (row: ReleaseRow): ReleaseView => ({ ...row, status: row.status as ReleaseStatus });
+function viewOf(row: ReleaseRow): ReleaseView {
+  const { plan, ...rest } = row;
+  const view: ReleaseView = { ...rest, status: row.status as ReleaseStatus };
+  if (plan !== null) view.plan = JSON.parse(plan) as PlanSpec;
+  return view;
+}
+
+/** The requirement columns a change of settings writes: given, removed (null), or kept (undefined). */
+function requirementOf(
+  given: RequirementBody | null | undefined,
+  before: LabelSettings | undefined,
+): Pick<LabelSettings, "requirement" | "requirement_hash"> {
+  if (given === undefined) {
+    return { requirement: before?.requirement ?? null, requirement_hash: before?.requirement_hash ?? null };
+  }
+  if (given === null) return { requirement: null, requirement_hash: null };
+  return { requirement: JSON.stringify(given), requirement_hash: sha256Hex(canonical(given)) };
+}

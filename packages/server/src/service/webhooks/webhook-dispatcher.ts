@@ -111,7 +111,7 @@ export class WebhookDispatcher {
     if (!this.stopped) return;
     this.stopped = false;
     this.unsubscribe = this.bus.subscribe((change) => {
-      if (change.kind === "prompt" || change.kind === "reset") this.wake();
+      if (change.kind === "prompt" || change.kind === "events" || change.kind === "reset") this.wake();
     });
     const prune = () => {
       this.store

@@ -26,6 +26,12 @@ export interface SendOptions {
   resolver?: Resolver;
   /** Ends the attempt at once (the instance is stopping); it then counts as not made. */
   signal?: AbortSignal;
+  /**
+   * Read a 2xx answer's body, up to this many bytes, and give it in `body` (an evaluation's webhook check
+   * reads its verdict there); a longer one is a failed attempt. Without it, at most RESPONSE_BYTES are read
+   * and none is given.
+   */
+  answerBytes?: number;
 }
 
 export interface Attempt {
@@ -37,6 +43,8 @@ export interface Attempt {
   error: string | null;
   /** The address is not allowed: trying again would be refused again. */
   refused?: true;
+  /** The 2xx answer's body, when `answerBytes` asked for it. */
+  body?: string;
 }
 
 export interface Message {
@@ -141,22 +149,39 @@ export function sendWebhook(
     );
     request.on("response", (response) => {
       const status = response.statusCode ?? 0;
+      const ok = status >= 200 && status < 300;
+      // A check's verdict is read whole (or refused when too large); otherwise only the start, for a message.
+      const answer = ok && options.answerBytes !== undefined;
+      const limit = answer ? (options.answerBytes as number) : RESPONSE_BYTES;
       const chunks: Buffer[] = [];
       let size = 0;
       const done = () => {
-        if (status >= 200 && status < 300) return finish({ ok: true, status, error: null });
+        if (ok) {
+          return finish({
+            ok: true,
+            status,
+            error: null,
+            ...(answer ? { body: Buffer.concat(chunks).toString("utf8") } : {}),
+          });
+        }
         const text = Buffer.concat(chunks).toString("utf8").replace(/\s+/g, " ").trim().slice(0, ERROR_SNIPPET);
         const redirect = status >= 300 && status < 400 ? " (redirects are not followed)" : "";
         finish({ ok: false, status, error: `HTTP ${status}${redirect}${text ? `: ${text}` : ""}` });
       };
       response.on("data", (chunk: Buffer) => {
-        if (size < RESPONSE_BYTES) chunks.push(chunk.subarray(0, RESPONSE_BYTES - size));
+        if (size < limit) chunks.push(chunk.subarray(0, limit - size));
         size += chunk.length;
+        if (answer) {
+          if (size > limit) finish({ ok: false, status, error: `the answer is larger than ${limit} bytes` });
+          return;
+        }
         // Enough: the rest of a large answer is never read.
-        if (size >= RESPONSE_BYTES) done();
+        if (size >= limit) done();
       });
       response.on("end", done);
-      response.on("error", done);
+      response.on("error", () =>
+        answer ? finish({ ok: false, status, error: "the answer was cut before its end" }) : done(),
+      );
     });
     request.end(body);
   });

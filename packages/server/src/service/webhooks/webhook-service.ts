@@ -1,5 +1,5 @@
 import { AppError, badRequest, notFound } from "@promptstore/core/errors";
-import type { PromptEvent } from "@promptstore/core/events";
+import type { ChangeEvent } from "@promptstore/core/events";
 import {
   type CreateWebhookBody,
   type DeliveriesQuery,
@@ -35,7 +35,7 @@ export interface WebhookServiceOptions {
  * secret, so the CLI's prompt commands queue deliveries without opening the key.
  */
 export function webhookSink(store: WebhookStore) {
-  return async (db: Kysely<Database>, projectId: string, events: PromptEvent[]): Promise<void> => {
+  return async (db: Kysely<Database>, projectId: string, events: ChangeEvent[]): Promise<void> => {
     await store.enqueue(db, projectId, events);
   };
 }
