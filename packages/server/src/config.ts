@@ -90,6 +90,24 @@ const envSchema = z.object({
     .min(0.01)
     .max(24 * 365)
     .default(24),
+  /**
+   * How long production outcomes are kept (docs/outcomes.md): their aggregates, by the minute for a day and
+   * by the hour after; older ones are deleted, and outcomes reported with an older time are refused.
+   */
+  PROMPTSTORE_OUTCOME_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /**
+   * Test only: the length of the "minute" an outcome row spans, in ms (a divisor of 60 000). Compresses a
+   * rollout plan's time in tests by configuration (docs/rollouts.md "Plans"); production keeps 60 000.
+   */
+  PROMPTSTORE_OUTCOME_MINUTE_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(60_000)
+    .refine((ms) => 60_000 % ms === 0, "must divide 60000")
+    .default(60_000),
+  /** How often each instance's plan runner looks at the running rollout plans (docs/rollouts.md "Plans"). */
+  PROMPTSTORE_ROLLOUT_TICK_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
   /** Webhook endpoints may be on private, loopback, link-local and unique-local addresses (off: refused). */
   PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE: flag.default(false),
   /**
@@ -100,6 +118,18 @@ const envSchema = z.object({
   PROMPTSTORE_MODEL_ALLOW_PRIVATE: flag.default(false),
   /** A model call with no answer head, or no byte on its stream, for this long ends as provider_timeout. */
   PROMPTSTORE_MODEL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /**
+   * How long an evaluation's lease on its instance lasts unless renewed (every second while it runs): how long
+   * an evaluation whose instance died waits before another instance goes on with it (docs/evaluations.md).
+   */
+  PROMPTSTORE_EVALUATION_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(30),
+  /** Evaluations one instance runs at once; more wait, in the store, for a place on any instance. */
+  PROMPTSTORE_EVALUATION_MAX_RUNNING: z.coerce.number().int().min(1).max(256).default(8),
+  /**
+   * Model calls of all one instance's evaluations at once, whatever their own concurrency: each answer may
+   * hold up to PROMPTSTORE_MODEL_MAX_ANSWER_BYTES while it streams, so this bounds their memory.
+   */
+  PROMPTSTORE_EVALUATION_MAX_CALLS: z.coerce.number().int().min(1).max(1024).default(32),
   /** The whole of one model call, however lively its stream; ends as provider_timeout. */
   PROMPTSTORE_MODEL_TOTAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /**
@@ -147,6 +177,18 @@ const envSchema = z.object({
     .optional(),
   /** How long an MCP client's OAuth access token lasts; its refresh token lasts 30 days and is rotated. */
   PROMPTSTORE_OAUTH_ACCESS_TOKEN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+  /** The most cases one dataset version may hold (docs/evaluations.md, "Datasets"). */
+  PROMPTSTORE_DATASET_MAX_CASES: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  /**
+   * Bytes one dataset import (a JSONL or CSV file streamed to the server) may hold: its own bound, not
+   * PROMPTSTORE_MAX_BODY_BYTES, since an import is read line by line and never held whole.
+   */
+  PROMPTSTORE_DATASET_MAX_IMPORT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(65_536)
+    .max(64 * 1024 ** 3)
+    .default(1024 ** 3),
   /** Hostnames a browser Origin may name on the MCP endpoint; localhost-class when unset. */
   PROMPTSTORE_MCP_ALLOWED_ORIGINS: z
     .string()

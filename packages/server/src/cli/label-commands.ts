@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
+import { type RequirementBody, requirementBody } from "@promptstore/core/evaluations/requirements";
 import { labelNameProblem } from "@promptstore/core/labels";
-import { RELEASE_STATUSES } from "@promptstore/core/schemas";
+import { describeZodError, RELEASE_STATUSES } from "@promptstore/core/schemas";
 import { shortHash } from "@promptstore/core/version-ref";
 import type { Command } from "commander";
 import type { Caller } from "../service/access.js";
@@ -10,6 +12,8 @@ interface SetOptions {
   protected?: boolean;
   fallback?: string;
   description?: string;
+  requiredEvaluation?: string;
+  rollbackAllowed?: boolean;
   json?: boolean;
 }
 
@@ -50,6 +54,12 @@ export function registerLabelCommands(program: Command): void {
     .option("--no-protected", "unprotect the label")
     .option("--fallback <label>", "serve this label to prompts that lack it ('none' removes the fallback)")
     .option("--description <text>", "what the environment is for")
+    .option(
+      "--required-evaluation <file>",
+      "a JSON file of the evaluation a version must pass before the label points to it (docs/evaluations.md); 'none' removes it",
+    )
+    .option("--rollback-allowed", "a rollback to a version the label served before passes its required evaluation")
+    .option("--no-rollback-allowed", "a rollback needs its evaluation like any other version")
     .option("--json", "machine-readable output")
     .action(async (projectRef: string, labelName: string, opts: SetOptions) => {
       const fallback =
@@ -59,6 +69,8 @@ export function registerLabelCommands(program: Command): void {
           protected: opts.protected,
           fallback,
           description: opts.description,
+          required_evaluation: requirementFile(opts.requiredEvaluation),
+          rollback_allowed: opts.rollbackAllowed,
         }),
       );
       emit(
@@ -66,7 +78,10 @@ export function registerLabelCommands(program: Command): void {
         settings,
         () =>
           `${settings.name}: ${settings.protected ? "protected" : "not protected"}, ` +
-          `fallback ${settings.fallback ?? "none"}${settings.description ? `, "${settings.description}"` : ""}`,
+          `fallback ${settings.fallback ?? "none"}${settings.description ? `, "${settings.description}"` : ""}` +
+          (settings.required_evaluation
+            ? `, requires an evaluation (pass rate ≥ ${settings.required_evaluation.min_pass_rate})`
+            : ""),
       );
     });
 
@@ -125,4 +140,20 @@ export function registerLabelCommands(program: Command): void {
               .join("\n"),
       );
     });
+}
+
+/** The required evaluation in a JSON file, checked as the dashboard's body is; `none` removes it. */
+function requirementFile(path: string | undefined): RequirementBody | null | undefined {
+  if (path === undefined) return undefined;
+  if (path === "none") return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new CliError(`--required-evaluation: cannot read ${path} as JSON: ${(error as Error).message}`);
+  }
+  const result = requirementBody.safeParse(parsed);
+  if (!result.success)
+    throw new CliError(`required_evaluation.${describeZodError(result.error, "required_evaluation")}`);
+  return result.data;
 }

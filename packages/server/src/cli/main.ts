@@ -9,7 +9,18 @@ type Register = (program: Command) => void;
  * `promptstore` (packages/client/cli), which a team installs from /sdk/ where its prompts live (issue 35).
  * This binary hands them over as they are; `label` and `release` stay the operator's here (database, project).
  */
-const HTTP_COMMANDS = ["pull", "status", "diff", "push", "check", "export", "import"];
+const HTTP_COMMANDS = [
+  "pull",
+  "status",
+  "diff",
+  "push",
+  "check",
+  "eval",
+  "export",
+  "import",
+  "datasets",
+  "update-includes",
+];
 
 /**
  * Each module of commands, the top-level commands it defines, and how to load it. A command line loads only

@@ -14,10 +14,14 @@ import { InvitationService } from "../service/accounts/invitation-service.js";
 import { KeyCache } from "../service/accounts/key-cache.js";
 import { TenantService } from "../service/accounts/tenant-service.js";
 import { AuditService } from "../service/audit-service.js";
+import { DatasetService } from "../service/evaluations/dataset-service.js";
+import type { EvaluationService } from "../service/evaluations/evaluation-service.js";
+import { datasetsInRequirements } from "../service/evaluations/label-gate.js";
 import { ChangeBus } from "../service/events/change-bus.js";
 import { EventHub } from "../service/events/event-hub.js";
 import { pruneEvents } from "../service/events/event-retention.js";
 import type { DocumentFetchOptions } from "../service/oauth/document-fetch.js";
+import type { OutcomeService } from "../service/outcomes/outcome-service.js";
 import { ConnectionService } from "../service/playground/connection-service.js";
 import { ExampleService } from "../service/playground/example-service.js";
 import { RunService } from "../service/playground/run-service.js";
@@ -25,31 +29,39 @@ import { PromptService } from "../service/prompts/prompt-service.js";
 import { AccountStore } from "../store/accounts/accounts.js";
 import { InvitationStore } from "../store/accounts/invitations.js";
 import { TenantStore } from "../store/accounts/tenants.js";
+import { DatasetStore } from "../store/evaluations/datasets.js";
 import type { Store } from "../store/index.js";
 import { PlaygroundStore } from "../store/playground.js";
 import { VERSION } from "../version.js";
+import { registerDashboardIncludeRoutes } from "./dashboard/include-routes.js";
 import { registerInvitationRoutes } from "./dashboard/invitation-routes.js";
 import { registerDashboardPlaygroundRoutes } from "./dashboard/playground-routes.js";
-import { registerDashboardPromptRoutes } from "./dashboard/prompt-routes.js";
+import { projectIdParam, registerDashboardPromptRoutes } from "./dashboard/prompt-routes.js";
 import { registerDashboardReleaseRoutes } from "./dashboard/release-routes.js";
-import { guardSessionRoutes } from "./dashboard/session-auth.js";
+import { guardSessionRoutes, userOf } from "./dashboard/session-auth.js";
 import { registerSessionRoutes } from "./dashboard/session-routes.js";
 import { registerDashboardSettingsRoutes } from "./dashboard/settings-routes.js";
 import { SignInThrottle } from "./dashboard/signin-throttle.js";
 import { dashboardDirectory, registerDashboardFiles } from "./dashboard/static-files.js";
 import { registerErrorHandling, registerMethodNotAllowed } from "./errors.js";
+import { registerDashboardDatasetRoutes, registerDatasetEndpoints } from "./evaluations/dataset-routes.js";
+import { createEvaluations } from "./evaluations/wiring.js";
 import { callerOf } from "./guards/auth.js";
 import { connectionTimeouts, limitConnections } from "./guards/connection-limits.js";
+import { countRequest } from "./guards/rate-limit.js";
 import { guardRoutes } from "./guards/request-guard.js";
 import { API_SECURITY_HEADERS, DASHBOARD_SECURITY_HEADERS } from "./guards/security-headers.js";
 import { createOAuth, parseOAuthForms } from "./oauth/wiring.js";
+import { createOutcomes } from "./outcomes/wiring.js";
 import { answerClientError, frameworkErrors, registerRawAnswers, requestIdFor } from "./raw-answers.js";
 import { eventReader } from "./reads/event-reads.js";
 import { ReadCache } from "./reads/read-cache.js";
 import { registerAuditRoutes } from "./routes/audit-v2.js";
 import { registerEventRoutes } from "./routes/events.js";
+import { registerIncludeRoutes } from "./routes/includes-v2.js";
 import { mcpOriginCheck, registerMcpRoute } from "./routes/mcp.js";
 import { registerMetaRoutes } from "./routes/meta.js";
+import { registerPlanRoutes } from "./routes/plans-v2.js";
 import { registerPlaygroundEndpoints } from "./routes/playground.js";
 import { registerV1Routes } from "./routes/prompts-v1.js";
 import { registerPromptRoutes } from "./routes/prompts-v2.js";
@@ -89,6 +101,12 @@ export interface App {
   /** The playground's model connections and saved examples (docs/playground.md). */
   connections: ConnectionService;
   examples: ExampleService;
+  /** Datasets of test cases (docs/evaluations.md). */
+  datasets: DatasetService;
+  /** Evaluations (docs/evaluations.md). */
+  evaluations: EvaluationService;
+  /** Production outcomes and the fleet (docs/outcomes.md). */
+  outcomes: OutcomeService;
   /** Where the dashboard is served from; undefined when it is not built. */
   dashboardDir: string | undefined;
 }
@@ -169,17 +187,34 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const limiter = options.rateLimiter ?? memoryRateLimiter();
   // A client's mistake is answered 4xx and logged at warn, with its request id, by the MCP route; the SDK's
   // own account of it is detail for debugging.
-  const mcp = createMcpEndpoints(prompts, bus, (error) =>
-    isClientMistake(error)
-      ? server.log.debug({ reason: (error as Error).message }, "MCP client mistake")
-      : server.log.error({ err: error }, "MCP request failed"),
+  const mcp = createMcpEndpoints(
+    prompts,
+    bus,
+    (error) =>
+      isClientMistake(error)
+        ? server.log.debug({ reason: (error as Error).message }, "MCP client mistake")
+        : server.log.error({ err: error }, "MCP request failed"),
+    {
+      // Made below; a tool call comes only once the app is built.
+      datasets: () => datasets,
+      evaluations: () => {
+        if (!evaluations) throw new Error("evaluations are not wired yet");
+        return evaluations.service;
+      },
+    },
   );
   const playground = new PlaygroundStore(store.db);
   const connections = new ConnectionService(playground, secrets, {
     allowPrivate: config.PROMPTSTORE_MODEL_ALLOW_PRIVATE,
   });
   const metrics = config.PROMPTSTORE_METRICS
-    ? new Metrics({ store, cache, eventStreams: () => hub.size, mcpListenStreams: () => mcp.listenStreams() })
+    ? new Metrics({
+        store,
+        cache,
+        eventStreams: () => hub.size,
+        mcpListenStreams: () => mcp.listenStreams(),
+        outcomesPending: () => outcomes?.pending ?? 0,
+      })
     : undefined;
   const runs = new RunService(
     prompts,
@@ -199,6 +234,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
   );
   const examples = new ExampleService(playground, prompts, runs);
+  const datasets = new DatasetService(new DatasetStore(store.db, store.operations), {
+    maxCases: config.PROMPTSTORE_DATASET_MAX_CASES,
+    maxImportBytes: config.PROMPTSTORE_DATASET_MAX_IMPORT_BYTES,
+    deletionGuards: [datasetsInRequirements(store.db)],
+    examplesOf: (caller, promptId) => examples.list(caller, promptId),
+  });
+  // Made with the routes below; the metrics read it when scraped.
+  let outcomes: OutcomeService | undefined;
+  // What builds that died with an earlier process left; in the background, waited for on close.
+  let evaluations: ReturnType<typeof createEvaluations> | undefined;
+  const swept = datasets.sweepAll().catch((error) => server.log.warn({ err: error }, "dataset sweep"));
   // Node closes idle keep-alive connections once, when close() is called; a connection that was busy then
   // would stay open until its keep-alive timeout and hold the shutdown. While draining, close the idle
   // ones again and again (no per-request cost, unlike a hook on every response).
@@ -221,8 +267,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // Event streams never end on their own: without this, close() would wait for every client to leave.
     hub.closeAll();
     await mcp.close();
+    // Evaluations running here stop and let their leases go: another instance (or the next start) goes on.
+    await evaluations?.runner.close();
   });
   server.addHook("onClose", async () => {
+    await swept;
     clearInterval(drain);
     metrics?.close();
     stopPruning();
@@ -300,6 +349,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   if (metrics) registerMetricsRoute(server, metrics, config.PROMPTSTORE_METRICS_TOKEN);
   registerPromptRoutes(server, prompts, cache, metrics);
   registerPlaygroundEndpoints(server, "/api/v2", { config: { auth: true }, caller: callerOf }, { runs, examples });
+  await registerDatasetEndpoints(server, "/api/v2", { config: { auth: true }, caller: callerOf }, datasets);
   registerV1Routes(server, prompts, cache, metrics);
   registerEventRoutes(server, hub, (request) => {
     metrics?.record(request.raw, "GET", "/api/v2/events", 200, 0);
@@ -316,16 +366,62 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   registerAuditRoutes(server, audit);
   registerReleaseRoutes(server, prompts, examples);
+  registerIncludeRoutes(server, prompts);
+  registerPlanRoutes(server, prompts, "/api/v2", { config: { auth: true }, caller: callerOf });
+  registerPlanRoutes(server, prompts, "/api/dashboard/projects/:projectId", {
+    config: { session: true },
+    caller: (request) => accounts.projectCaller(userOf(request), projectIdParam(request), "read"),
+  });
   registerMcpRoute(server, mcp);
   registerSessionRoutes(server, accounts, new SignInThrottle(limiter), sessionTtlMs);
   registerDashboardPromptRoutes(server, accounts, prompts, metrics?.answersInFlight, examples);
   registerDashboardPlaygroundRoutes(server, { accounts, prompts, connections, runs, examples, limiter });
   registerDashboardReleaseRoutes(server, accounts, prompts);
+  registerDashboardIncludeRoutes(server, accounts, prompts);
+  await registerDashboardDatasetRoutes(server, accounts, datasets);
   registerDashboardSettingsRoutes(server, accounts, tenants, limiter, audit);
   registerInvitationRoutes(server, accounts, invitations);
-  registerWebhooks(server, { store, config, prompts, bus, accounts, secrets });
+  const webhooks = registerWebhooks(server, { store, config, prompts, bus, accounts, secrets });
+  evaluations = createEvaluations({
+    store,
+    config,
+    prompts,
+    runs,
+    connections,
+    webhooks,
+    datasets,
+    metrics,
+    log: server.log,
+  });
+  evaluations.register(server, "/api/v2", { config: { auth: true }, caller: callerOf });
+  evaluations.register(server, "/api/dashboard/projects/:projectId", {
+    config: { session: true },
+    caller: (request) => accounts.projectCaller(userOf(request), projectIdParam(request), "read"),
+    // Sessions are not counted by the key guard; an evaluation is, once, like any API request.
+    async countRun(request, reply, granted) {
+      request.caller = granted;
+      await countRequest(request, reply, limiter);
+    },
+  });
+  evaluations.runner.start();
+  outcomes = createOutcomes(server, { store, config, prompts, accounts, bus, metrics, log: server.log });
   oauth.register(server);
   registerMethodNotAllowed(server, new Map(paths));
 
-  return { server, prompts, audit, tenants, accounts, bus, hub, secrets, connections, examples, dashboardDir };
+  return {
+    server,
+    prompts,
+    audit,
+    tenants,
+    accounts,
+    bus,
+    hub,
+    secrets,
+    connections,
+    examples,
+    datasets,
+    evaluations: evaluations.service,
+    outcomes,
+    dashboardDir,
+  };
 }

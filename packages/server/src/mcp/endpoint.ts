@@ -11,6 +11,8 @@ import type { Caller } from "../service/access.js";
 import type { ChangeBus } from "../service/events/change-bus.js";
 import type { PromptService } from "../service/prompts/prompt-service.js";
 import { VERSION } from "../version.js";
+import { type EvaluationTools, registerEvaluationTools } from "./evaluation-tools.js";
+import { registerIncludeTools } from "./include-tools.js";
 import { reportInvalidParamsAsClientErrors } from "./invalid-params.js";
 import { registerPromptCapability } from "./prompts.js";
 import { registerPromptTools } from "./tools.js";
@@ -18,7 +20,10 @@ import { registerPromptTools } from "./tools.js";
 const INSTRUCTIONS =
   "Promptstore keeps the project's system prompts as versioned, content-addressed sections. Use list_prompts and " +
   "get_prompt to read, create_prompt and save_prompt_version to write (the full content each time), publish_prompt " +
-  "to release or roll back a version. Every prompt is also an MCP prompt whose arguments are its {{ variables }}.";
+  "to release or roll back a version. Every prompt is also an MCP prompt whose arguments are its {{ variables }}. " +
+  "To know whether a version is better, list_datasets, run_evaluation over one, then get_evaluation until it is done. " +
+  "A section may include another prompt ({{> prompt-id}}), pinned when saved: list_includes and list_included_by show " +
+  "the pins, update_includes saves a version with pins that follow their pointers again.";
 
 /** The caller (the API key's project and scope) travels to the per-request server as the SDK's pass-through auth info. */
 export function authInfoFor(caller: Caller): AuthInfo {
@@ -78,6 +83,7 @@ export function createMcpEndpoints(
   service: PromptService,
   changes: ChangeBus,
   report: (error: unknown) => void,
+  evaluation?: EvaluationTools,
 ): McpEndpoints {
   reportInvalidParamsAsClientErrors();
   const handlers = new Map<string, { handler: McpHttpHandler; bus: InMemoryServerEventBus }>();
@@ -96,6 +102,8 @@ export function createMcpEndpoints(
       ),
     );
     registerPromptTools(server, service, caller, report);
+    registerIncludeTools(server, service, caller, report);
+    if (evaluation) registerEvaluationTools(server, evaluation, caller, report);
     registerPromptCapability(server, service, caller, report);
     return server;
   };

@@ -17,7 +17,7 @@ import {
 export type ErrorReporter = (error: unknown) => void;
 
 /** Runs a tool body; the service's own errors come back as tool errors with their message, not as crashes. */
-async function toolResult(work: () => Promise<unknown>, report: ErrorReporter): Promise<CallToolResult> {
+export async function toolResult(work: () => Promise<unknown>, report: ErrorReporter): Promise<CallToolResult> {
   try {
     const data = (await work()) as Record<string, unknown>;
     return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }], structuredContent: data };
@@ -30,8 +30,8 @@ async function toolResult(work: () => Promise<unknown>, report: ErrorReporter): 
   }
 }
 
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
-const WRITE = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
+export const READ = { readOnlyHint: true, openWorldHint: false } as const;
+export const WRITE = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
 /** The eight prompt tools, bound to the project of the request's key. Every call goes through the service. */
 export function registerPromptTools(

@@ -1,4 +1,5 @@
-import { labelSettingsBody, releaseDecisionBody, releaseRequestBody, releasesQuery } from "@promptstore/core/schemas";
+import { labelSettingsWithRequirement } from "@promptstore/core/evaluations/requirements";
+import { releaseDecisionBody, releaseRequestBody, releasesQuery } from "@promptstore/core/schemas";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AccountService } from "../../service/accounts/account-service.js";
 import type { PromptService } from "../../service/prompts/prompt-service.js";
@@ -51,7 +52,7 @@ export function registerDashboardReleaseRoutes(
   app.get(`${PREFIX}/labels`, session, async (request) => ok(await prompts.labelSettings(await caller(request))));
 
   app.put(`${PREFIX}/labels/:label`, session, async (request) => {
-    const body = parseInput(labelSettingsBody, request.body, "body");
+    const body = parseInput(labelSettingsWithRequirement, request.body, "body");
     const granted = await caller(request);
     return ok(await prompts.configureLabel(granted, labelParam(request.params), body));
   });

@@ -1,4 +1,4 @@
-import { promptEvent } from "@promptstore/core/events";
+import { projectEvent, promptEvent } from "@promptstore/core/events";
 import {
   createPromptBody,
   importPromptBody,
@@ -8,7 +8,12 @@ import {
   saveVersionBody,
 } from "@promptstore/core/schemas";
 import { z } from "zod";
+import { DATASET_OPERATIONS, datasetFileOperations } from "../evaluations/dataset-operations.js";
+import { EVALUATION_OPERATIONS, evaluationStreamOperations } from "../evaluations/evaluation-operations.js";
+import { OUTCOME_OPERATIONS } from "../outcomes/outcome-operations.js";
 import { AUDIT_OPERATIONS } from "../routes/audit-v2.js";
+import { INCLUDE_OPERATIONS } from "../routes/includes-v2.js";
+import { PLAN_OPERATIONS } from "../routes/plans-v2.js";
 import { PLAYGROUND_OPERATIONS, playgroundStreamOperations } from "../routes/playground-operations.js";
 import { RELEASE_OPERATIONS } from "../routes/releases-v2.js";
 import { WEBHOOK_OPERATIONS } from "../routes/webhooks-v2.js";
@@ -120,6 +125,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   label: "A label's name (docs/releases.md)",
   release: "A release request's id",
   exampleId: "A saved example's id (exa_…)",
+  evaluationId: "An evaluation's id (ev_…)",
 };
 
 const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
@@ -139,13 +145,15 @@ function operation(op: Operation): Record<string, unknown> {
   for (const [name, schema] of Object.entries(op.query?.shape ?? {})) {
     parameters.push({ name, in: "query", required: false, schema: jsonSchema(schema as z.ZodType, "input") });
   }
+  const content = { "application/json": { schema: jsonSchema(successEnvelope(op.response), "output") } };
   const responses: Record<string, unknown> = {
     [op.status]: {
-      description: "Success",
+      description: op.statusDescription ?? "Success",
       ...(op.conditional ? { headers: { ETag: ETAG_HEADER } } : {}),
-      content: { "application/json": { schema: jsonSchema(successEnvelope(op.response), "output") } },
+      content,
     },
   };
+  if (op.alsoStatus) responses[op.alsoStatus.status] = { description: op.alsoStatus.description, content };
   if (op.conditional) {
     parameters.push({
       name: "If-None-Match",
@@ -176,18 +184,30 @@ function operation(op: Operation): Record<string, unknown> {
   };
 }
 
-/** An event as streamed: with `include=read`, live events may also carry the production read. */
+/**
+ * An event as streamed: a prompt's (with `include=read`, live ones may also carry the production read), or the
+ * project's own (`label.requirement_changed`), told apart by `type`.
+ */
 function streamedEventSchema(): Record<string, unknown> {
-  const schema = jsonSchema(promptEvent, "output") as { properties: Record<string, unknown> };
+  const { $schema, ...prompt } = jsonSchema(promptEvent, "output") as { properties: Record<string, unknown> } & {
+    $schema?: string;
+  };
+  const { $schema: _, ...project } = jsonSchema(projectEvent, "output");
   return {
-    ...schema,
-    properties: {
-      ...schema.properties,
-      read: {
-        ...jsonSchema(promptView, "output"),
-        description: "With include=read: the production read (guard on) this event leads to",
+    $schema,
+    oneOf: [
+      {
+        ...prompt,
+        properties: {
+          ...prompt.properties,
+          read: {
+            ...jsonSchema(promptView, "output"),
+            description: "With include=read: the production read (guard on) this event leads to",
+          },
+        },
       },
-    },
+      project,
+    ],
   };
 }
 
@@ -199,7 +219,8 @@ function eventsOperation(): Record<string, unknown> {
     description:
       "Opens with `retry:`, then (after any replay) one `ready` event, or `reset` when events after " +
       "Last-Event-ID are no longer kept. Each change is an SSE event named by its type, with the event's id " +
-      "and its JSON as data. A `: heartbeat` comment every 15 s. See docs/events.md.",
+      "and its JSON as data: a PromptEvent, or (label.requirement_changed, about the project and no prompt) a " +
+      "ProjectEvent. A `: heartbeat` comment every 15 s. See docs/events.md.",
     security: [{ apiKey: [] }],
     parameters: [
       {
@@ -221,7 +242,8 @@ function eventsOperation(): Record<string, unknown> {
     ],
     responses: {
       200: {
-        description: "The stream; every event's data is a PromptEvent (ready and reset carry last_event_id)",
+        description:
+          "The stream; every event's data is a PromptEvent, or a ProjectEvent for label.requirement_changed (ready and reset carry last_event_id)",
         content: { "text/event-stream": { schema: streamedEventSchema() } },
       },
       401: { $ref: "#/components/responses/Error401" },
@@ -234,11 +256,12 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Invalid body or query; the message names the field",
   401: "Missing or invalid API key",
   403: "The key's scope does not allow this (the message names the scope needed), the plan limit is reached, or the project's cap on webhook endpoints",
-  404: "Prompt, version or webhook endpoint not found in this project",
-  409: "Version prefix matches several versions, or the id is taken",
-  413: "Body larger than the body limit (PROMPTSTORE_MAX_BODY_BYTES, 4 MiB unless configured)",
-  415: "Content-Type is not application/json",
+  404: "Prompt, version, webhook endpoint, dataset or evaluation not found in this project",
+  409: "Version prefix matches several versions, the id or name is taken, or (datasets) the head moved since `base`",
+  413: "Body larger than the body limit (PROMPTSTORE_MAX_BODY_BYTES, 4 MiB unless configured; an import: PROMPTSTORE_DATASET_MAX_IMPORT_BYTES)",
+  415: "Content-Type is not application/json (an import: not JSONL or CSV)",
   429: "Rate limit exceeded, or (events) the organization's cap on open streams; see Retry-After",
+  503: "Not taken now: the database is unreachable, or (outcomes) this server holds as many unwritten outcomes as it may; send again later",
 };
 
 /** The OpenAPI 3.1 document of v2, built from the schemas the routes validate with. */
@@ -247,9 +270,14 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
   for (const op of [
     ...OPERATIONS,
     ...RELEASE_OPERATIONS,
+    ...PLAN_OPERATIONS,
+    ...INCLUDE_OPERATIONS,
     ...WEBHOOK_OPERATIONS,
     ...AUDIT_OPERATIONS,
     ...PLAYGROUND_OPERATIONS,
+    ...DATASET_OPERATIONS,
+    ...EVALUATION_OPERATIONS,
+    ...OUTCOME_OPERATIONS,
   ]) {
     paths[op.path] = { ...paths[op.path], [op.method]: operation(op) };
   }
@@ -258,6 +286,15 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     paths,
     playgroundStreamOperations((schema) => jsonSchema(schema, "input")),
   );
+  for (const [path, methods] of Object.entries({
+    ...datasetFileOperations(
+      (schema) => jsonSchema(schema, "input"),
+      (schema) => jsonSchema(successEnvelope(schema), "output"),
+    ),
+    ...evaluationStreamOperations((schema) => jsonSchema(schema, "output")),
+  })) {
+    paths[path] = { ...paths[path], ...(methods as Record<string, unknown>) };
+  }
   const errorSchema = jsonSchema(failureEnvelope, "output");
   return {
     openapi: "3.1.0",

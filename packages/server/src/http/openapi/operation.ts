@@ -15,7 +15,11 @@ export interface Operation {
   summary: string;
   query?: z.ZodObject;
   body?: z.ZodType;
-  status: 200 | 201;
+  status: 200 | 201 | 202;
+  /** What the success status means, when "Success" does not say enough. */
+  statusDescription?: string;
+  /** A second success status answering the same shape (an evaluation started is 202, one reused is 200). */
+  alsoStatus?: { status: 200 | 201 | 202; description: string };
   response: z.ZodType;
   errors: number[];
   /** Answers with an ETag when a full hash is asked for, and 304 to a matching If-None-Match. */

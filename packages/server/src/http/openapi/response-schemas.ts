@@ -23,9 +23,25 @@ const rolloutOut = z.strictObject({
 export const sectionOut = z.strictObject({
   id: z.string(),
   title: z.string(),
-  content: z.string(),
+  content: z.string().describe("The section's text, its includes expanded (docs/includes.md)"),
   enabled: z.boolean(),
+  source: z
+    .string()
+    .optional()
+    .describe("The text as written, with its includes ({{> prompt-id}}); only on a section that has includes"),
 });
+
+export const includeOut = z
+  .strictObject({
+    include: z.string().describe("The include's reference as written: safety, safety@staging, tone#Voice@latest"),
+    prompt: z.string().describe("The included prompt"),
+    section: z.string().nullable().describe("The one section taken, by title; null for its enabled sections"),
+    pointer: z
+      .string()
+      .describe("What the include follows: production (also when not written), latest, a label, or a hash or prefix"),
+    version: hash.describe("The version it took, pinned when the including version was saved"),
+  })
+  .describe("An include of a version and its pin (docs/includes.md)");
 
 export const promptView = z.strictObject({
   id: z.string(),
@@ -37,6 +53,10 @@ export const promptView = z.strictObject({
   model: modelSettingsInput
     .optional()
     .describe("The version's model settings, keys in canonical (RFC 8785) order; omitted when it has none"),
+  includes: z
+    .array(includeOut)
+    .optional()
+    .describe("The version's includes with their pins (docs/includes.md); omitted when it has none"),
   variables: z.array(z.string()),
   version: hash,
   label: z

@@ -16,7 +16,8 @@ export function v2ReadJson(read: PromptRead): string {
     `"label":${json(read.label)},"production_version":${json(prompt.production_version)},` +
     `"created_at":${json(prompt.created_at)},"updated_at":${json(prompt.updated_at)}` +
     `${document.toolsJson === "[]" ? "" : `,"tools":${document.toolsJson}`}` +
-    `${document.modelJson === null ? "" : `,"model":${document.modelJson}`},"labels":${read.labelsJson}` +
+    `${document.modelJson === null ? "" : `,"model":${document.modelJson}`}` +
+    `${document.includesJson === null ? "" : `,"includes":${document.includesJson}`},"labels":${read.labelsJson}` +
     `${read.fallbackFor === undefined ? "" : `,"fallback_for":${json(read.fallbackFor)}`}` +
     `${read.rollout === undefined ? "" : `,"rollout":${json(read.rollout)}`}}}`
   );

@@ -1,5 +1,8 @@
+import { notFound } from "@promptstore/core/errors";
+import { requirementBody } from "@promptstore/core/evaluations/requirements";
 import { releaseRequestBody, releasesQuery } from "@promptstore/core/schemas";
 import type { FastifyInstance } from "fastify";
+import { z } from "zod";
 import type { ExampleService } from "../../service/playground/example-service.js";
 import type { PromptService } from "../../service/prompts/prompt-service.js";
 import { ok } from "../envelope.js";
@@ -7,7 +10,21 @@ import { callerOf } from "../guards/auth.js";
 import type { Operation } from "../openapi/operation.js";
 import { releaseList, releaseOut, removedLabel } from "../openapi/response-schemas.js";
 import { parseInput } from "../validate.js";
-import { promptIdParam, storableIdParam } from "./params.js";
+import { labelParam, promptIdParam, storableIdParam } from "./params.js";
+
+/** A label's settings as every surface shows them. */
+const labelSettingOut = z.strictObject({
+  name: z.string(),
+  description: z.string(),
+  protected: z.boolean().describe("Moves only through an approved release request"),
+  fallback: z.string().nullable().describe("Served to prompts that lack this label"),
+  updated_at: z.string().describe("When the settings last changed; empty for a label never configured"),
+  in_use: z.number().int().describe("How many prompts carry it (production: how many are published)"),
+  required_evaluation: requirementBody
+    .nullable()
+    .describe("What a version must pass before this label points to it (docs/evaluations.md)"),
+  rollback_allowed: z.boolean().describe("A rollback to a version the label served before passes its requirement"),
+});
 
 export const RELEASE_OPERATIONS: Operation[] = [
   {
@@ -41,6 +58,24 @@ export const RELEASE_OPERATIONS: Operation[] = [
   },
   {
     method: "get",
+    path: "/api/v2/labels",
+    operationId: "listLabels",
+    summary: "The project's label settings: protection, fallback, required evaluation (set by owners in the dashboard)",
+    status: 200,
+    response: z.strictObject({ labels: z.array(labelSettingOut) }),
+    errors: [401, 429],
+  },
+  {
+    method: "get",
+    path: "/api/v2/labels/{label}",
+    operationId: "getLabel",
+    summary: "One label's settings",
+    status: 200,
+    response: labelSettingOut,
+    errors: [400, 401, 404, 429],
+  },
+  {
+    method: "get",
     path: "/api/v2/releases/{release}",
     operationId: "getRelease",
     summary: "One release request",
@@ -67,6 +102,18 @@ export function registerReleaseRoutes(app: FastifyInstance, prompts: PromptServi
   app.get("/api/v2/releases", auth, async (request) => {
     const query = parseInput(releasesQuery, request.query, "query");
     return ok(await prompts.listReleases(callerOf(request), query));
+  });
+
+  // Label settings, read with any key (docs/releases.md; a required evaluation: docs/evaluations.md). Changing
+  // them is an owner's, in the dashboard or the operator's CLI.
+  app.get("/api/v2/labels", auth, async (request) => ok(await prompts.labelSettings(callerOf(request))));
+
+  app.get("/api/v2/labels/:label", auth, async (request) => {
+    const name = labelParam(request.params);
+    const { labels } = await prompts.labelSettings(callerOf(request));
+    const found = labels.find((l) => l.name === name);
+    if (!found) throw notFound(`label ${name} not found`);
+    return ok(found);
   });
 
   app.get("/api/v2/releases/:release", auth, async (request) => {

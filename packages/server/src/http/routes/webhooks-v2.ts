@@ -62,7 +62,9 @@ export const deliveryOut = z.strictObject({
   webhook_id: z.string().describe("The endpoint it goes to"),
   event_id: z.number().int().describe("The change event; requests carry webhook-id: msg_<event_id>"),
   event_type: eventType,
-  prompt_id: z.string().describe("The prompt the event is about"),
+  prompt_id: z
+    .string()
+    .describe('The prompt the event is about; "" for an event about the project (label.requirement_changed)'),
   status: z
     .enum(DELIVERY_STATUSES)
     .describe("pending (to be attempted), delivered (a 2xx answer) or failed (for good)"),

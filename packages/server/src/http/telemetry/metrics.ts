@@ -15,6 +15,8 @@ export interface MetricSources {
   cache: ReadCache | null;
   eventStreams: () => number;
   mcpListenStreams: () => number;
+  /** Outcomes this instance holds, not yet written (docs/outcomes.md). */
+  outcomesPending?: () => number;
 }
 
 /**
@@ -76,6 +78,12 @@ export class Metrics {
   /** Playground runs by outcome (ok, error, stopped), and their time to first token. */
   readonly runs: Counter<"outcome">;
   readonly runFirstToken: Histogram;
+  /** Evaluations by how they ended (done, failed, stopped; reused when nothing was asked), their cases, provider time. */
+  readonly evaluations: Counter<"outcome">;
+  readonly evaluationCases: Counter<"outcome">;
+  readonly evaluationProviderTime: Histogram;
+  /** Outcomes reported, by result: accepted, refused, dropped (docs/outcomes.md). */
+  readonly outcomes: Counter<"result">;
   private readonly byMethod = new Map<string, Map<string, RouteStats>>();
   /** Prompt reads by what served them (a ReadKind) and the rollout arm: `kind\u0000arm`. */
   private readonly labelReads = new Map<string, number>();
@@ -163,6 +171,39 @@ export class Metrics {
       help: "From the model call to its first piece of answer",
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
       registers,
+    });
+    this.evaluations = new Counter({
+      name: "promptstore_evaluations_total",
+      help: "Evaluations that ended, by outcome: done, failed, stopped, reused (done at once from kept results)",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.evaluationCases = new Counter({
+      name: "promptstore_evaluation_cases_total",
+      help: "Evaluation cells (one case on one version) judged, by outcome: passed, failed, errored",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.evaluationProviderTime = new Histogram({
+      name: "promptstore_evaluation_provider_seconds",
+      help: "An evaluation's model call, from request to the answer's end",
+      buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120],
+      registers,
+    });
+    this.outcomes = new Counter({
+      name: "promptstore_outcomes_total",
+      help: "Outcomes reported (POST /api/v2/outcomes) by result: accepted (placed and kept), refused (could not be placed: never kept), dropped (not kept: this instance's buffer was full or its writes failed)",
+      labelNames: ["result"],
+      registers,
+    });
+    for (const result of ["accepted", "refused", "dropped"]) this.outcomes.inc({ result }, 0);
+    new Gauge({
+      name: "promptstore_outcomes_pending",
+      help: "Outcomes this instance holds, folded, until its next write (once a second)",
+      registers,
+      collect() {
+        this.set(sources.outcomesPending?.() ?? 0);
+      },
     });
     const { cache } = sources;
     new Counter({
