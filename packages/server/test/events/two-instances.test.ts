@@ -28,6 +28,42 @@ describe.runIf(postgres)("events across two instances ('postgres')", () => {
     });
   });
 
+  it("a label's requirement changed on one instance reaches a stream on the other, with no prompt event after it", async () => {
+    const reader = await openEventStream(urls[1] as string, two.key);
+    readers.push(reader);
+    await reader.next((e) => e.event === "ready");
+    const grant = (await apps[0]!.tenants.findGrant(two.key))!;
+    const projectId = grant.projectId;
+    const connection = await apps[0]!.connections.create(
+      { projectId, operator: true },
+      { name: "Model", base_url: "https://models.example.com/v1", api_key: "sk-test", models: ["m1"] },
+    );
+    const dataset = await call(0, "POST", "/api/v2/datasets", { name: "cases", cases: [{ vars: { n: "1" } }] });
+    const owner = {
+      projectId,
+      projectName: "p",
+      orgId: grant.orgId,
+      plan: "unlimited",
+      actor: "user:owner@example.com",
+      access: "publish" as const,
+      role: "owner" as const,
+    };
+    const settings = await apps[0]!.prompts.configureLabel(owner, "production", {
+      required_evaluation: {
+        dataset: dataset.body.data.id,
+        checks: [{ type: "contains", value: "ok" }],
+        connection: connection.id,
+        min_pass_rate: 1,
+      },
+    });
+    const event = await reader.next((e) => e.event === "label.requirement_changed");
+    expect(JSON.parse(event.data as string)).toMatchObject({
+      label: "production",
+      at: settings.updated_at,
+      previous: { hash: null, rollback_allowed: true },
+    });
+  });
+
   it("concurrent writes on both instances reach both streams complete, in id order, once each", async () => {
     const onA = await openEventStream(urls[0] as string, two.key);
     const onB = await openEventStream(urls[1] as string, two.key);

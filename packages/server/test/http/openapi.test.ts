@@ -18,19 +18,48 @@ describe("OpenAPI document", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths).sort()).toEqual([
       "/api/v2/audit",
+      "/api/v2/datasets",
+      "/api/v2/datasets/import",
+      "/api/v2/datasets/{id}",
+      "/api/v2/datasets/{id}/cases",
+      "/api/v2/datasets/{id}/export",
+      "/api/v2/datasets/{id}/import",
+      "/api/v2/datasets/{id}/versions",
+      "/api/v2/evaluations/{evaluationId}",
+      "/api/v2/evaluations/{evaluationId}/cases",
+      "/api/v2/evaluations/{evaluationId}/events",
+      "/api/v2/evaluations/{evaluationId}/stop",
       "/api/v2/events",
       "/api/v2/import",
+      "/api/v2/labels",
+      "/api/v2/labels/{label}",
+      "/api/v2/outcomes",
       "/api/v2/prompts",
       "/api/v2/prompts/{id}",
+      "/api/v2/prompts/{id}/evaluation-defaults",
+      "/api/v2/prompts/{id}/evaluations",
       "/api/v2/prompts/{id}/examples",
       "/api/v2/prompts/{id}/examples/import",
       "/api/v2/prompts/{id}/examples/results",
       "/api/v2/prompts/{id}/examples/run",
       "/api/v2/prompts/{id}/examples/{exampleId}",
+      "/api/v2/prompts/{id}/fleet",
+      "/api/v2/prompts/{id}/included-by",
+      "/api/v2/prompts/{id}/included-by/update",
+      "/api/v2/prompts/{id}/includes",
       "/api/v2/prompts/{id}/labels/{label}",
+      "/api/v2/prompts/{id}/labels/{label}/evaluations",
+      "/api/v2/prompts/{id}/labels/{label}/gate",
+      "/api/v2/prompts/{id}/labels/{label}/plan",
+      "/api/v2/prompts/{id}/labels/{label}/plan/abort",
+      "/api/v2/prompts/{id}/labels/{label}/plan/advance",
+      "/api/v2/prompts/{id}/labels/{label}/plan/pause",
+      "/api/v2/prompts/{id}/labels/{label}/plan/resume",
+      "/api/v2/prompts/{id}/outcomes",
       "/api/v2/prompts/{id}/publish",
       "/api/v2/prompts/{id}/releases",
       "/api/v2/prompts/{id}/run",
+      "/api/v2/prompts/{id}/update-includes",
       "/api/v2/prompts/{id}/versions",
       "/api/v2/releases",
       "/api/v2/releases/{release}",
@@ -41,7 +70,14 @@ describe("OpenAPI document", () => {
     ]);
     expect(Object.keys(doc.paths["/api/v2/prompts"])).toEqual(["get", "post"]);
     expect(Object.keys(doc.paths["/api/v2/prompts/{id}"])).toEqual(["get", "put", "delete"]);
-    const events = doc.paths["/api/v2/events"].get.responses["200"].content["text/event-stream"].schema;
+    const stream = doc.paths["/api/v2/events"].get.responses["200"].content["text/event-stream"].schema;
+    // A prompt's event, or the project's own (label.requirement_changed): told apart by `type`.
+    expect(stream.oneOf).toHaveLength(2);
+    const [events, projectEvents] = stream.oneOf;
+    expect(projectEvents.required).toEqual(["id", "type", "at", "label", "requirement", "previous"]);
+    expect(projectEvents.properties.type.enum).toEqual(["label.requirement_changed"]);
+    expect(projectEvents.properties.requirement.required).toEqual(["hash", "rollback_allowed"]);
+    expect(projectEvents.properties).not.toHaveProperty("prompt_id");
     expect(events.required).toEqual([
       "id",
       "type",
@@ -62,6 +98,11 @@ describe("OpenAPI document", () => {
       "release.requested",
       "release.approved",
       "release.rejected",
+      "evaluation.completed",
+      "include.outdated",
+      "rollout.advanced",
+      "rollout.aborted",
+      "rollout.completed",
     ]);
     expect(doc.components.securitySchemes.apiKey).toEqual({ type: "apiKey", in: "header", name: "x-api-key" });
   });

@@ -5,7 +5,7 @@
  * the prompt does not hold cancels it, and `moveLabel` itself refuses such a target. Reads keep working.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { moveLabel } from "../../src/service/prompts/label-moves.js";
+import { moveLabel, NO_GATE } from "../../src/service/prompts/label-moves.js";
 import { PromptChange } from "../../src/service/prompts/prompt-changes.js";
 import { ProjectStore } from "../../src/store/prompts/prompts.js";
 import { useTestApp } from "../support/app.js";
@@ -112,6 +112,7 @@ describe.each(DATABASES)("a release request does not outlive its prompt ($name)"
         decided_by: null,
         decided_at: null,
         comment: null,
+        plan: null,
       });
     const approved = await owner.call("POST", `${base}/releases/rel_left_over/approve`, { body: {} });
     expect(approved.status).toBe(200);
@@ -138,6 +139,7 @@ describe.each(DATABASES)("a release request does not outlive its prompt ($name)"
             prompt,
             { label, target: missing },
             "x",
+            NO_GATE,
           );
         }),
       ).rejects.toThrow(`version: prompt bot holds no version ${missing}`);

@@ -19,6 +19,8 @@ import { dumpStore } from "../support/fuzz.js";
 import { connectMcp, toolData } from "../support/mcp.js";
 
 const run = promisify(execFile);
+/** A rollout plan's steps and guardrails (docs/rollouts.md "Plans"). */
+const PLAN = { steps: [{ percent: 10, min_duration_seconds: 0 }], guardrails: { ok_rate_drop: 0.05 } };
 
 describe.each(DATABASES)("protected labels cannot be moved around ($name)", (database) => {
   const t = useTestApp(database);
@@ -69,6 +71,16 @@ describe.each(DATABASES)("protected labels cannot be moved around ($name)", (dat
       "REST create with publish",
       (key) => rest("POST", "/api/v2/prompts", key, { id: "fresh", name: "Fresh", markdown: "# A\nx", publish: true }),
     ],
+    [
+      "REST plan start on production",
+      (key) => rest("POST", "/api/v2/prompts/bot/labels/production/plan", key, { version: v2, ...PLAN }),
+    ],
+    [
+      "REST plan start on staging",
+      (key) => rest("POST", "/api/v2/prompts/bot/labels/staging/plan", key, { version: v2, ...PLAN }),
+    ],
+    ["REST plan advance", (key) => rest("POST", "/api/v2/prompts/bot/labels/production/plan/advance", key)],
+    ["REST plan resume", (key) => rest("POST", "/api/v2/prompts/bot/labels/production/plan/resume", key)],
     ["REST removal of staging", (key) => rest("DELETE", "/api/v2/prompts/bot/labels/staging", key)],
     ["REST deletion of the prompt", (key) => rest("DELETE", "/api/v2/prompts/bot", key)],
     [
@@ -167,6 +179,8 @@ describe.each(DATABASES)("protected labels cannot be moved around ($name)", (dat
         ["POST", `${base}/prompts/bot/publish`, { version: v2 }],
         ["POST", `${base}/prompts/bot/publish`, { version: v2, label: "staging" }],
         ["POST", `${base}/prompts/bot/publish`, { version: v2, percent: 50 }],
+        ["POST", `${base}/prompts/bot/labels/production/plan`, { version: v2, ...PLAN }],
+        ["POST", `${base}/prompts/bot/labels/staging/plan`, { version: v2, ...PLAN }],
         ["PUT", `${base}/prompts/bot`, { markdown: "# A\nfour", publish: true }],
         ["POST", `${base}/prompts`, { id: "fresh", name: "Fresh", markdown: "# A\ny", publish: true }],
         ["DELETE", `${base}/prompts/bot/labels/staging`],

@@ -44,8 +44,18 @@ describe.each(DATABASES)("label settings ($name)", (database) => {
     expect(staged.body.data.fallback_for).toBeUndefined();
     const settings = await owner.call("GET", `${base}/labels`);
     expect(settings.body.data.labels).toEqual([
-      // Production has no settings, but labels the one published prompt.
-      { name: "production", description: "", protected: false, fallback: null, updated_at: "", in_use: 1 },
+      // Production has no settings, but labels the one published prompt. No label requires an evaluation
+      // (issue 39's fields, added to every label's settings).
+      {
+        name: "production",
+        description: "",
+        protected: false,
+        fallback: null,
+        updated_at: "",
+        in_use: 1,
+        required_evaluation: null,
+        rollback_allowed: true,
+      },
       {
         name: "staging",
         description: "Try it here first",
@@ -53,6 +63,8 @@ describe.each(DATABASES)("label settings ($name)", (database) => {
         fallback: "production",
         updated_at: expect.any(String),
         in_use: 1,
+        required_evaluation: null,
+        rollback_allowed: true,
       },
     ]);
   });

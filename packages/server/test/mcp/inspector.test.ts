@@ -46,7 +46,7 @@ describe.each(DATABASES)("MCP Inspector CLI round trip ($name)", (database) => {
     return JSON.parse(stdout);
   };
 
-  it("tools/list shows the eight tools", async () => {
+  it("tools/list shows every tool", async () => {
     const result = await inspector("--method", "tools/list");
     expect(result.tools.map((t: { name: string }) => t.name).sort()).toEqual(MCP_TOOLS);
   });

@@ -27,7 +27,7 @@ describe.each(DATABASES)("MCP at /api/v2/mcp ($name)", (database) => {
   };
 
   describe.each(ERAS)("protocol %s", (era) => {
-    it("lists the eight tools with their input schemas; reads are marked read-only", async () => {
+    it("lists every tool with their input schemas; reads are marked read-only", async () => {
       const client = await connect(era);
       const { tools } = await client.listTools();
       const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));

@@ -84,6 +84,12 @@ describe.each(DATABASES)("MCP as a model and an operator see it ($name)", (datab
         publish_prompt: [false, true],
         request_release: [false, false],
         delete_prompt: [false, true],
+        list_datasets: [true, undefined],
+        run_evaluation: [false, false],
+        get_evaluation: [true, undefined],
+        list_includes: [true, undefined],
+        list_included_by: [true, undefined],
+        update_includes: [false, false],
       });
       const remove = tools.find((t) => t.name === "delete_prompt")!;
       expect(remove.annotations?.idempotentHint).toBe(false);

@@ -114,7 +114,7 @@ describe.each(DATABASES)("POST /api/v2/import ($name)", (database) => {
       ["system", "key.created", t.project.keyId, null, "publish"],
     ]);
     const events = await t.store.events.since(t.project.projectId, 0, 100);
-    expect(events.map((e) => [e.type, e.latest_version, e.production_version])).toEqual([
+    expect(events.map((e: any) => [e.type, e.latest_version, e.production_version])).toEqual([
       ["prompt.created", hashOf(3), null],
       ["prompt.published", hashOf(3), hashOf(2)],
       ["prompt.version_saved", hashOf(1), hashOf(2)],

@@ -1,5 +1,5 @@
 import type { PlanName } from "@promptstore/core/accounts/plans";
-import { defaultConfig } from "../../src/config.js";
+import { type Config, defaultConfig } from "../../src/config.js";
 import { type App, buildApp } from "../../src/http/app.js";
 import type { RateLimiter } from "../../src/ratelimit/limiter.js";
 import type { Caller } from "../../src/service/access.js";
@@ -20,12 +20,12 @@ export interface ListeningApp {
 
 export async function listeningApp(
   database: TestDatabase,
-  options: { plan?: PlanName; rateLimiter?: RateLimiter } = {},
+  options: { plan?: PlanName; rateLimiter?: RateLimiter; config?: Partial<Config> } = {},
 ): Promise<ListeningApp> {
   const fresh = await freshStore(database);
   const app = await buildApp({
     store: fresh.store,
-    config: defaultConfig(),
+    config: defaultConfig(options.config ?? {}),
     ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
   });
   const plan = options.plan ?? "unlimited";

@@ -3,12 +3,18 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 export const MCP_TOOLS = [
   "create_prompt",
   "delete_prompt",
+  "get_evaluation",
   "get_prompt",
+  "list_datasets",
+  "list_included_by",
+  "list_includes",
   "list_prompts",
   "list_versions",
   "publish_prompt",
   "request_release",
+  "run_evaluation",
   "save_prompt_version",
+  "update_includes",
 ];
 
 export type Era = "2025" | "2026-07-28";

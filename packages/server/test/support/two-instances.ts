@@ -1,6 +1,7 @@
 import { afterEach, beforeEach } from "vitest";
 import { type Config, defaultConfig } from "../../src/config.js";
 import { type App, buildApp } from "../../src/http/app.js";
+import { SecretBox } from "../../src/secrets/secret-box.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import type { TestDatabase } from "./databases.js";
 import type { EventStreamReader } from "./sse.js";
@@ -37,9 +38,11 @@ export function useTwoInstances(postgres: TestDatabase, config: Partial<Config> 
   beforeEach(async () => {
     const db = await postgres.create();
     drop = db.drop;
+    // One secret key for both, as behind a load balancer: a secret one seals, the other opens.
+    const secrets = SecretBox.ephemeral();
     for (let i = 0; i < 2; i++) {
       const store = await openStore(db.url, { poolSize: 10 });
-      const app = await buildApp({ store, config: defaultConfig(config) });
+      const app = await buildApp({ store, config: defaultConfig(config), secrets });
       context.stores.push(store);
       context.apps.push(app);
       context.urls.push(await app.server.listen({ port: 0, host: "127.0.0.1" }));

@@ -85,7 +85,6 @@ describe.each(DATABASES)("webhooks API ($name)", (database: TestDatabase) => {
       [{ url: 42, events: ALL }, "url: must be a string, not a number"],
       [{ events: ALL }, "url: required"],
       [{ url: "https://hooks.example.com/x" }, "events: must be an array"],
-      [{ url: "https://hooks.example.com/x", events: [] }, "events: must name at least one event type"],
       [{ url: "https://hooks.example.com/x", events: ["prompt.renamed"] }, `events[0]: ${ONE_OF}`],
       [
         { url: "https://hooks.example.com/x", events: ["prompt.created", "prompt.created"] },
