@@ -20,7 +20,7 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
 const WARMUP = Math.min(200_000, CALLS);
 const PROMPT = "client-bench";
 
-async function startServer() {
+export async function startServer() {
   const dir = mkdtempSync(join(tmpdir(), "promptstore-client-bench-"));
   const bin = fileURLToPath(new URL("../../server/bin/promptstore.js", import.meta.url));
   const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--json"], {

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// npm run bench -w packages/client: the SDK's read from memory and publish-to-client propagation (SQLite, and
-// two instances on PostgreSQL when reachable). Writes its section of bench/results.md at the repository root,
-// between the client markers, leaving the other sections alone.
+// npm run bench -w packages/client: the SDK's read from memory, publish-to-client propagation (SQLite, and
+// two instances on PostgreSQL when reachable), and record()'s cost (record.js). Writes its sections of
+// bench/results.md at the repository root, between the client markers, leaving the other sections alone.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { POSTGRES_URL, withPostgres } from "./lib/postgres.js";
 import { postgresPropagation, sqlitePropagation } from "./propagation.js";
 import { readBench } from "./read.js";
+import { recordBench, writeSection as writeRecordSection } from "./record.js";
 
 const RESULTS = fileURLToPath(new URL("../../../bench/results.md", import.meta.url));
 const START = "<!-- client bench: start -->";
@@ -54,3 +55,5 @@ const text = existing.includes(START)
   : `${existing.trimEnd()}\n\n${section}\n`;
 writeFileSync(RESULTS, text);
 console.log(`wrote the client section of ${RESULTS}`);
+// record()'s cost on the application's thread: a section of its own, after this one (record.js).
+writeRecordSection(await recordBench());

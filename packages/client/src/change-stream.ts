@@ -6,6 +6,10 @@ import type { PromptstoreOptions, StreamState } from "./options.js";
 import { readEventStream, SseParser } from "./sse.js";
 import type { PromptEvent, ReadyEvent, ResetEvent } from "./types.js";
 
+/**
+ * The prompt events this client applies. Any other type is ignored, the project's own events included
+ * (`label.requirement_changed` names no prompt and changes nothing held; docs/events.md).
+ */
 const EVENT_TYPES = new Set<string>([
   "prompt.created",
   "prompt.version_saved",
@@ -17,7 +21,11 @@ const EVENT_TYPES = new Set<string>([
   "release.requested",
   "release.approved",
   "release.rejected",
+  "evaluation.completed",
+  "include.outdated",
 ] satisfies PromptEvent["type"][]);
+/** Events that change no prompt: told to onEvent, nothing held is touched. */
+const TOLD_ONLY = new Set<string>(["evaluation.completed", "include.outdated"] satisfies PromptEvent["type"][]);
 const LABEL = "GET /api/v2/events";
 
 /**
@@ -235,7 +243,8 @@ export class ChangeStream {
     if (EVENT_TYPES.has(type)) {
       const event = payload as PromptEvent;
       if (typeof event.prompt_id !== "string") return this.live;
-      this.memory.applyEvent(event);
+      // An evaluation's end, a stale include: told to onEvent, nothing held is touched.
+      if (!TOLD_ONLY.has(event.type)) this.memory.applyEvent(event);
       this.hooks.call(() => this.options.onEvent?.(event));
     }
     return this.live;

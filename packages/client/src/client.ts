@@ -1,15 +1,19 @@
 import { ChangeStream } from "./change-stream.js";
-import { PromptstoreError, PromptstoreNetworkError, PromptstoreTimeoutError } from "./errors.js";
+import { PromptstoreError } from "./errors.js";
+import { Datasets } from "./evaluations/datasets.js";
+import { Evaluations } from "./evaluations/evaluations.js";
+import { abortable, fallbackPrompt, unreachable } from "./fallback.js";
 import { Hooks } from "./hooks.js";
 import { type HttpSettings, request } from "./http.js";
-import { deepFreeze, PromptMemory } from "./memory.js";
+import { PromptMemory } from "./memory.js";
 import type { CacheMode, CallOptions, ClientStatus, GetOptions, PromptstoreOptions } from "./options.js";
+import type { OutcomeReport, OutcomeStats } from "./outcomes/outcome.js";
+import { OutcomeReporter } from "./outcomes/reporter.js";
 import { checkAssign, heldArm, servedArm } from "./rollout.js";
 import type {
   CreatedPrompt,
   CreatePromptInput,
   DeletedPrompt,
-  Fallback,
   ImportedPrompt,
   ImportPromptInput,
   ListQuery,
@@ -24,39 +28,7 @@ import type {
   SaveVersionInput,
   VersionList,
 } from "./types.js";
-import { type Fillable, type FillOptions, fill, type VariableValue, variablesOf } from "./variables.js";
-
-const EPOCH = "1970-01-01T00:00:00.000Z";
-
-/** Failures where the service could not serve at all: the fallback's cases. */
-function unreachable(error: unknown): boolean {
-  return (
-    error instanceof PromptstoreNetworkError ||
-    error instanceof PromptstoreTimeoutError ||
-    (error instanceof PromptstoreError && (error.status >= 500 || error.status === 429))
-  );
-}
-
-function fallbackPrompt(promptId: string, fallback: Fallback): Prompt {
-  const given = typeof fallback === "string" ? { prompt: fallback } : fallback;
-  const text = given.prompt;
-  return deepFreeze({
-    id: promptId,
-    name: promptId,
-    description: "",
-    sections: [{ id: "fallback", title: "Fallback", content: text, enabled: true }],
-    variables: variablesOf(text),
-    version: "fallback",
-    production_version: null,
-    created_at: EPOCH,
-    updated_at: EPOCH,
-    labels: {},
-    ...given,
-    label: "fallback",
-    prompt: text,
-    fallback: true,
-  });
-}
+import { type Fillable, type FillOptions, fill, type VariableValue } from "./variables.js";
 
 /**
  * The Promptstore client: typed methods for every endpoint, and `get()`, which serves prompts from memory
@@ -67,7 +39,9 @@ function fallbackPrompt(promptId: string, fallback: Fallback): Prompt {
  * after a 5xx, since the write may have been carried out. A 429 is waited out (`Retry-After`, bounded by
  * `maxRetryAfterMs`) and sent again, reads and writes alike: the service refused it unseen.
  *
- * Call `close()` when done: it ends the stream and every timer.
+ * `record()` reports how an answer went (docs/outcomes.md): kept in memory and sent in batches in the background.
+ *
+ * Call `close()` when done: it ends the stream and every timer, and sends the outcomes still pending.
  *
  * @example
  * ```ts
@@ -81,6 +55,10 @@ function fallbackPrompt(promptId: string, fallback: Fallback): Prompt {
  */
 export class Promptstore {
   readonly mode: CacheMode;
+  /** Datasets of test cases: list, get, create, replace, append, import, export (docs/evaluations.md). */
+  readonly datasets: Datasets;
+  /** Evaluations: run, get, cases, stop, wait (docs/evaluations.md). */
+  readonly evaluations: Evaluations;
   private readonly http: HttpSettings;
   private readonly defaultGuard: boolean;
   private readonly options: PromptstoreOptions;
@@ -88,6 +66,7 @@ export class Promptstore {
   private readonly closer = new AbortController();
   private readonly memory: PromptMemory;
   private readonly stream: ChangeStream;
+  private readonly outcomes: OutcomeReporter;
 
   /**
    * @example
@@ -121,15 +100,18 @@ export class Promptstore {
       headers: options.headers ?? {},
     };
     const hooks = new Hooks(options, this.closer.signal);
+    this.outcomes = new OutcomeReporter(this.http, options, () => this.memory.held(), hooks);
     this.memory = new PromptMemory(
       (promptId, ref, guard, signal) => this.read(promptId, ref, guard, signal),
       options.ttlMs ?? 60_000,
-      options,
+      this.outcomes.memoryOptions(options),
       hooks,
       this.closer.signal,
       () => (this.mode === "watch" ? this.stream.firstConnection() : undefined),
     );
     this.stream = new ChangeStream(this.http, options, this.memory, hooks, this.closer.signal);
+    this.datasets = new Datasets(this.http, this.closer.signal);
+    this.evaluations = new Evaluations(this.http, this.closer.signal);
   }
 
   // ---------------------------------------------------------------- typed endpoints
@@ -185,7 +167,9 @@ export class Promptstore {
     checkAssign(options.assign);
     if (this.mode === "none" || options.cache === false) {
       try {
-        return await this.read(promptId, ref, guard, options.signal, options.assign);
+        const view = await this.read(promptId, ref, guard, options.signal, options.assign);
+        this.outcomes.served(view);
+        return view;
       } catch (error) {
         return this.fallbackOrThrow(promptId, ref, options, error);
       }
@@ -373,6 +357,42 @@ export class Promptstore {
     return fill(prompt, values, options);
   }
 
+  // ---------------------------------------------------------------- outcomes
+
+  /**
+   * Reports how the answer to a read went (docs/outcomes.md): `read` is what {@link Promptstore.get} returned
+   * (its prompt, version, label and arm go with it). Kept in memory and sent in batches in the background: no
+   * request, no promise, never a throw. A value that is not valid, or a fallback's read, is counted as `invalid`.
+   *
+   * @example
+   * ```ts
+   * const prompt = await client.get("support-bot", { assign: userId });
+   * const started = performance.now();
+   * const answer = await callModel(client.fill(prompt, { company: "Acme" }));
+   * client.record(prompt, {
+   *   ok: answer.parsed !== undefined,
+   *   latency_ms: performance.now() - started,
+   *   tokens: { input: answer.usage.input_tokens, output: answer.usage.output_tokens },
+   * });
+   * ```
+   */
+  record(read: Prompt, outcome: OutcomeReport): void {
+    this.outcomes.record(read, outcome);
+  }
+
+  /** Counts of `record()`'s outcomes (see {@link OutcomeStats}): `recorded` = `sent` + `refused` + `dropped` + `pending`. */
+  outcomeStats(): OutcomeStats {
+    return this.outcomes.stats();
+  }
+
+  /**
+   * Sends the outcomes pending now, without waiting for the batch's count or time. Resolves once they are sent,
+   * or once the server could not take them (they stay pending and are tried again later). Never rejects.
+   */
+  flush(): Promise<void> {
+    return this.outcomes.flush();
+  }
+
   // ---------------------------------------------------------------- lifecycle
 
   /**
@@ -408,18 +428,24 @@ export class Promptstore {
   }
 
   /**
-   * Ends the stream, every timer and every refresh in flight. Reads held stay readable; nothing reopens the
-   * stream.
+   * Ends the stream, every timer and every refresh in flight, at once; reads held stay readable. The outcomes
+   * pending are sent, once: the promise resolves after that (what could not be sent is counted as dropped) and
+   * never rejects. A caller that records nothing need not wait for it.
    *
    * @example
    * ```ts
-   * process.on("SIGTERM", () => client.close());
+   * process.on("SIGTERM", async () => {
+   *   await client.close(); // the last outcomes sent
+   *   process.exit(0);
+   * });
    * ```
    */
-  close(): void {
-    if (this.closer.signal.aborted) return;
-    this.closer.abort(new PromptstoreError("the client was closed", { status: 0, code: "closed" }));
-    this.stream.close();
+  close(): Promise<void> {
+    if (!this.closer.signal.aborted) {
+      this.closer.abort(new PromptstoreError("the client was closed", { status: 0, code: "closed" }));
+      this.stream.close();
+    }
+    return this.outcomes.close();
   }
 
   // ---------------------------------------------------------------- reads and memory
@@ -468,23 +494,4 @@ export class Promptstore {
   private openStream(): void {
     if (this.mode === "watch") this.stream.open();
   }
-}
-
-/** Rejects when `signal` aborts, without cancelling `promise` (shared with other callers). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -30,7 +30,12 @@ export interface RequestOptions {
   idempotent: boolean;
   /** Statuses that are answers, not failures (304). */
   accept?: number[];
+  /** A body sent as it is (a file to import) with its content type, instead of `body` as JSON. */
+  raw?: { data: RawBody; type: string } | undefined;
 }
+
+/** A body sent as it is: it can be sent again, so a refused request is retried like any other. */
+export type RawBody = string | Blob | ArrayBuffer | Uint8Array;
 
 export interface HttpResult<T> {
   status: number;
@@ -162,8 +167,11 @@ export async function request<T>(
   const url = buildUrl(settings.baseUrl, path, options.query);
   const label = `${method} ${path}`;
   const headers = headersFor(settings, options.headers);
-  let body: string | undefined;
-  if (options.body !== undefined) {
+  let body: BodyInit | undefined;
+  if (options.raw !== undefined) {
+    body = options.raw.data as BodyInit;
+    headers["content-type"] = options.raw.type;
+  } else if (options.body !== undefined) {
     body = JSON.stringify(options.body);
     headers["content-type"] = "application/json";
   }
@@ -185,7 +193,7 @@ async function attemptOnce<T>(
   url: string,
   label: string,
   headers: Record<string, string>,
-  body: string | undefined,
+  body: BodyInit | undefined,
   options: RequestOptions,
 ): Promise<AttemptOutcome<T>> {
   const controller = new AbortController();

@@ -12,17 +12,21 @@ export {
   PromptstoreTimeoutError,
   UnexpectedVariablesError,
 } from "./errors.js";
+export type { DatasetExport, DatasetFileFormat, DatasetImportOptions, Datasets } from "./evaluations/datasets.js";
+export type { Evaluations, WaitOptions } from "./evaluations/evaluations.js";
 export type { paths as ApiPaths } from "./generated/api-types.js";
-export type { FetchLike } from "./http.js";
+export type { FetchLike, RawBody } from "./http.js";
 export type {
   CacheMode,
   CallOptions,
   ClientStatus,
   GetOptions,
+  OutcomeOptions,
   PromptChange,
   PromptstoreOptions,
   StreamState,
 } from "./options.js";
+export type { OutcomeReport, OutcomeStats } from "./outcomes/outcome.js";
 export { type RolloutArm, rolloutArm, rolloutBucket } from "./rollout.js";
 export { readEventStream, type SseHandlers, type SseMessage, SseParser } from "./sse.js";
 export type * from "./types.js";

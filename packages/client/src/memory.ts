@@ -132,6 +132,15 @@ export class PromptMemory {
     return { cached, reading };
   }
 
+  /** Every read held (what `get()` serves from memory, current or being read again): the fleet report's source. */
+  held(): PromptView[] {
+    const values: PromptView[] = [];
+    for (const refs of this.prompts.values()) {
+      for (const entry of refs.values()) if (entry.value !== undefined) values.push(entry.value);
+    }
+    return values;
+  }
+
   /** After a write of this client: the moving references of the prompt are read again. */
   invalidate(promptId: string): void {
     const refs = this.prompts.get(promptId);

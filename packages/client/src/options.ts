@@ -72,14 +72,38 @@ export interface PromptstoreOptions {
   fallback?: Record<string, Fallback> | ((promptId: string, ref: string) => Fallback | undefined);
   /** Told every time the version served for a prompt and reference changes (also on the first read). */
   onChange?: (change: PromptChange) => void;
-  /** Told of every change event the stream delivers (replayed ones too). */
+  /** Told of every prompt event the stream delivers (replayed ones too); a project's own events are ignored. */
   onEvent?: (event: PromptEvent) => void;
   /** Told of failures in the background (the stream, refreshes); they never reach a caller. */
   onError?: (error: unknown) => void;
+  /** How outcomes reported with `record()` are batched and sent (docs/outcomes.md). */
+  outcomes?: OutcomeOptions;
+  /**
+   * Report what this instance serves (per prompt and label, the hash held) to the fleet view, with a heartbeat
+   * at least every `outcomes.heartbeatMs`, even when nothing is recorded. Default false: a client that never
+   * calls `record()` then sends nothing. Batches of outcomes carry the report either way.
+   */
+  reportServing?: boolean;
   /** The `fetch` to use. Default `globalThis.fetch`. */
   fetch?: FetchLike;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
+}
+
+/** How `record()`'s outcomes are sent: batches by count and by time, from a bounded buffer. */
+export interface OutcomeOptions {
+  /** Outcomes per request (`POST /api/v2/outcomes`), 1 to 1 000; a batch goes as soon as this many are pending. Default 500. */
+  batchSize?: number;
+  /** The longest an outcome waits before it is sent. Default 5 000. */
+  flushIntervalMs?: number;
+  /** Outcomes held at most while they wait (the server away, say); beyond, the oldest are dropped and counted. Default 10 000. */
+  bufferSize?: number;
+  /** The first wait before a batch the server could not take (no answer, 5xx, 429 without `Retry-After`) is sent again; doubled each time. Default 1 000. */
+  retryDelayMs?: number;
+  /** The longest of those waits. Default 60 000. (A 429's `Retry-After` is obeyed up to `maxRetryAfterMs`.) */
+  maxRetryDelayMs?: number;
+  /** With `reportServing`: the longest between two fleet reports. Default 15 000. */
+  heartbeatMs?: number;
 }
 
 export interface GetOptions {

@@ -52,6 +52,73 @@ export type ImportedPrompt = Data<paths["/api/v2/import"]["post"]["responses"][2
 /** The failure envelope every error answer carries. */
 export type FailureEnvelope = Json<paths["/api/v2/prompts"]["get"]["responses"][401]>;
 
+type DatasetsPath = paths["/api/v2/datasets"];
+type DatasetPath = paths["/api/v2/datasets/{id}"];
+type Query<R> = R extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+/** `GET /api/v2/datasets`: the project's datasets. */
+export type DatasetList = Data<DatasetsPath["get"]["responses"][200]>;
+/** A dataset in the list: its head version and how many cases that holds. */
+export type DatasetListItem = DatasetList["datasets"][number];
+/** Body of `POST /api/v2/datasets`: `cases`, or `from_examples` (a prompt whose saved examples become cases). */
+export type CreateDatasetInput = Json<NonNullable<DatasetsPath["post"]["requestBody"]>>;
+/** A test case as it is sent: `vars`, and optionally `messages`, `expected`, `tags`. */
+export type DatasetCaseInput = NonNullable<CreateDatasetInput["cases"]>[number];
+/** `POST /api/v2/datasets` (and an import's) answer. */
+export type CreatedDataset = Data<DatasetsPath["post"]["responses"][201]>;
+/** `GET /api/v2/datasets/{id}`: the dataset at a version (its head unless one is asked for). */
+export type Dataset = Data<DatasetPath["get"]["responses"][200]>;
+/** Body of `PUT /api/v2/datasets/{id}`: the new version's cases exactly. */
+export type ReplaceCasesInput = Json<NonNullable<DatasetPath["put"]["requestBody"]>>;
+/** Body of `POST /api/v2/datasets/{id}/cases`: cases appended to the head's. */
+export type AppendCasesInput = Json<NonNullable<paths["/api/v2/datasets/{id}/cases"]["post"]["requestBody"]>>;
+/** What a save answers: the head now, and whether that version is new. */
+export type SavedDataset = Data<DatasetPath["put"]["responses"][200]>;
+/** Body of `PATCH /api/v2/datasets/{id}`: name and description, not content. */
+export type UpdateDatasetInput = Json<NonNullable<DatasetPath["patch"]["requestBody"]>>;
+/** `DELETE /api/v2/datasets/{id}` answer. */
+export type DeletedDataset = Data<DatasetPath["delete"]["responses"][200]>;
+/** `GET /api/v2/datasets/{id}/versions`: newest first. */
+export type DatasetVersions = Data<paths["/api/v2/datasets/{id}/versions"]["get"]["responses"][200]>;
+/** `GET /api/v2/datasets/{id}/cases`: a page of a version's cases; `next_after` continues. */
+export type DatasetCasesPage = Data<paths["/api/v2/datasets/{id}/cases"]["get"]["responses"][200]>;
+/** Query of `GET /api/v2/datasets/{id}/cases`. */
+export type DatasetCasesQuery = Query<paths["/api/v2/datasets/{id}/cases"]["get"]>;
+/** One case of a page, with its position and id (the hash of its content). */
+export type DatasetCaseEntry = DatasetCasesPage["cases"][number];
+/** A case as stored and exported: `vars` always, the optional fields only when given. */
+export type DatasetCase = DatasetCaseEntry["case"];
+
+type EvaluationsPath = paths["/api/v2/prompts/{id}/evaluations"];
+type EvaluationPath = paths["/api/v2/evaluations/{evaluationId}"];
+
+/** Body of `POST /api/v2/prompts/{id}/evaluations` (docs/evaluations.md). */
+export type StartEvaluationInput = Json<NonNullable<EvaluationsPath["post"]["requestBody"]>>;
+/** A check of a check set: `{ type, name?, ...params }`. */
+export type Check = StartEvaluationInput["checks"][number];
+/**
+ * An evaluation: status, progress, per version the counts, pass rate, scores, tokens and latency, and the
+ * compare counts against the first version.
+ */
+export type Evaluation = Data<EvaluationsPath["post"]["responses"][202]>;
+/** One version's numbers in an evaluation. */
+export type EvaluationVersion = Evaluation["versions"][number];
+/** `GET /api/v2/evaluations/{id}`: the evaluation and a page of its cases. */
+export type EvaluationWithCases = Data<EvaluationPath["get"]["responses"][200]>;
+/** `GET /api/v2/evaluations/{id}/cases`: a page of cases; `next` is the `after` of the next page. */
+export type EvaluationCasesPage = Data<paths["/api/v2/evaluations/{evaluationId}/cases"]["get"]["responses"][200]>;
+/** One case of an evaluation with each version's answer, verdicts and any error. */
+export type EvaluationCase = EvaluationCasesPage["items"][number];
+/** `only`, `after` and `limit` of an evaluation's cases. */
+export type EvaluationCasesQuery = Query<paths["/api/v2/evaluations/{evaluationId}/cases"]["get"]>;
+/** `GET /api/v2/prompts/{id}/evaluations`: newest first. */
+export type EvaluationList = Data<EvaluationsPath["get"]["responses"][200]>;
+/** What a `progress` event of an evaluation's stream says. */
+export interface EvaluationProgress {
+  status: Evaluation["status"];
+  progress: { done: number; total: number };
+}
+
 /**
  * `GET /api/v1/prompts/{id}`, the frozen v1 read: production with the guard. Its original fields never
  * change; `tools` is always present (empty when none). It is not in the (v2) OpenAPI document.
@@ -82,7 +149,12 @@ export type PromptEventType =
   | "prompt.rollout_changed"
   | "release.requested"
   | "release.approved"
-  | "release.rejected";
+  | "release.rejected"
+  | "evaluation.completed"
+  | "include.outdated"
+  | "rollout.advanced"
+  | "rollout.aborted"
+  | "rollout.completed";
 
 /** A change event: every event carries both pointers after the change (both null after a deletion). */
 export interface PromptEvent {
@@ -115,11 +187,94 @@ export interface PromptEvent {
     decided_by: string | null;
     comment: string | null;
   };
+  /** The evaluation that ended (evaluation.completed; docs/evaluations.md). */
+  evaluation?: {
+    id: string;
+    status: "done" | "failed" | "stopped";
+    reused: boolean;
+    dataset: { id: string; version: string };
+    checks_hash: string;
+    versions: {
+      version: string;
+      draft: boolean;
+      passed: number;
+      failed: number;
+      errored: number;
+      pass_rate: number | null;
+    }[];
+  };
+  /**
+   * The stale include of an include.outdated event (docs/includes.md): `prompt_id` and `version` are the
+   * including prompt's version whose pin of `include.prompt` is behind its pointer.
+   */
+  include?: {
+    prompt: string;
+    pointer: string;
+    references: string[];
+    pinned: string;
+    current: string;
+    labels: string[];
+  };
+  /**
+   * A rollout plan's decision (rollout.advanced, rollout.aborted, rollout.completed; docs/rollouts.md): the
+   * plan after it and the numbers that decided it. A watching client does not apply these events: the label's
+   * own move reaches it as prompt.rollout_changed or prompt.published.
+   */
+  plan?: {
+    id: string;
+    status: "running" | "paused" | "aborted" | "completed";
+    step: number;
+    percent: number;
+    end_reason: string | null;
+    decision: {
+      verdict: "wait" | "advance" | "complete" | "abort";
+      at: string;
+      step: number;
+      results: {
+        guardrail: "ok_rate" | "score" | "latency_p95";
+        threshold: number;
+        estimate: number | null;
+        interval: [number, number | null] | null;
+        decision: "breached" | "holds" | "undecided";
+        alpha: number;
+        candidate: { count: number; value: number | null };
+        current: { count: number; value: number | null };
+      }[];
+      minimums: {
+        elapsed_seconds: number;
+        min_duration_seconds: number;
+        candidate_outcomes: number;
+        min_outcomes: number;
+        met: boolean;
+      } | null;
+      by: string;
+    };
+  };
   /**
    * On a live event of a stream opened with `include=read` (as this client does): the production read
    * (guard on) the change leads to, when the prompt still serves it.
    */
   read?: PromptView;
+}
+
+/**
+ * A change event about the project, not one prompt: `label.requirement_changed`, a label's required evaluation
+ * (by hash; null: none) or its rollback rule changed (docs/evaluations.md). It has no `prompt_id` and no
+ * pointers, and changes nothing a client holds: a watching client ignores it and does not tell `onEvent`.
+ * Readers of the stream or of webhooks of their own tell it apart by `type`.
+ */
+export interface ProjectEvent {
+  /** Increasing within a project, in commit order; the SSE `id`. */
+  id: number;
+  type: "label.requirement_changed";
+  /** ISO 8601, UTC, when the change was committed. */
+  at: string;
+  /** The label whose requirement changed. */
+  label: string;
+  /** The label's requirement after the change: its hash (null: none) and whether rollbacks pass without one. */
+  requirement: { hash: string | null; rollback_allowed: boolean };
+  /** The label's requirement before the change. */
+  previous: { hash: string | null; rollback_allowed: boolean };
 }
 
 /** The `ready` event that opens every stream: where the stream now stands. */

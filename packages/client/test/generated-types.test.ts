@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type * as core from "@promptstore/core/events";
 import { describe, expect, expectTypeOf, test } from "vitest";
-import type { PromptEvent, PromptEventType, ReadyEvent, ResetEvent } from "../src/index.js";
+import type { ProjectEvent, PromptEvent, PromptEventType, ReadyEvent, ResetEvent } from "../src/index.js";
 
 const run = promisify(execFile);
 const SCRIPT = fileURLToPath(new URL("../scripts/generate-types.js", import.meta.url));
@@ -24,7 +24,10 @@ describe("generated API types", () => {
   test("the change-event types are the server's (packages/core/src/events.ts)", () => {
     // `read` rides only on streams opened with include=read; the rest is the event webhooks deliver too.
     expectTypeOf<Omit<PromptEvent, "read">>().toEqualTypeOf<core.PromptEvent>();
-    expectTypeOf<PromptEventType>().toEqualTypeOf<core.EventType>();
+    expectTypeOf<PromptEventType>().toEqualTypeOf<core.PromptEventType>();
+    // The project's own events (label.requirement_changed): a type of their own, so PromptEvent stays as it was.
+    expectTypeOf<ProjectEvent>().toEqualTypeOf<core.ProjectEvent>();
+    expectTypeOf<PromptEventType | ProjectEvent["type"]>().toEqualTypeOf<core.EventType>();
     expectTypeOf<ReadyEvent>().toEqualTypeOf<core.ReadyEvent>();
     expectTypeOf<ResetEvent>().toEqualTypeOf<core.ResetEvent>();
   });

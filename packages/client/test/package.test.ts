@@ -4,7 +4,7 @@
  */
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, test } from "vitest";
@@ -51,7 +51,11 @@ describe("@promptstore/client as published", () => {
         .replace(/\/\*[\s\S]*?\*\//g, "")
         .replace(/^\s*\/\/.*$/gm, "");
       expect(text, file).not.toMatch(/from\s+["']node:|require\(|\bprocess\.|\bBuffer\b|\bimport\(["'](?!\.)/);
-      for (const [, specifier] of text.matchAll(/from\s+["']([^"']+)["']/g)) expect(specifier, file).toMatch(/^\.\//);
+      // Relative imports only, within src/ or its folders: no package at run time.
+      for (const [, specifier] of text.matchAll(/from\s+["']([^"']+)["']/g)) {
+        expect(specifier, file).toMatch(/^\.\.?\//);
+        expect(resolve(dirname(file), specifier ?? "").startsWith(join(ROOT, "src") + sep), file).toBe(true);
+      }
     }
   });
 

@@ -36,6 +36,8 @@ export class BundleWriter {
   }
 
   async abort(): Promise<void> {
+    // A write still in flight fails once the stream is destroyed: nothing is to be told of it, the file goes.
+    this.out.on("error", () => {});
     this.out.destroy();
     await rm(this.path, { force: true });
   }

@@ -1,6 +1,7 @@
 import { readFile, rename } from "node:fs/promises";
 import { exportedExample, exportedResult } from "@promptstore/core/playground";
 import { contentHash } from "@promptstore/core/prompts/hash";
+import { parseInclude } from "@promptstore/core/prompts/includes";
 import { importedVersion, importPromptBody } from "@promptstore/core/schemas";
 import { FULL_HASH } from "@promptstore/core/version-ref";
 import { z } from "zod";
@@ -8,6 +9,7 @@ import type { ImportedPrompt, PromptListItem, Promptstore } from "../../src/inde
 import { CliError } from "../output.js";
 import { BundleWriter } from "./bundle-writer.js";
 import { api, connect, Progress, type RemoteOptions, talking } from "./connection.js";
+import { pinsOfView } from "./pins.js";
 
 const BUNDLE_FORMAT = "promptstore-bundle";
 
@@ -113,12 +115,14 @@ async function exportPrompt(
   const versions: BundledVersion[] = [];
   for (const v of [...history.versions].reverse()) {
     const view = await talking(() => client.get(prompt.id, { version: v.version, guard: false, cache: false }));
+    // A version with includes travels as written (each section's source) with its pins (docs/includes.md).
+    const pins = pinsOfView(view);
     const content = {
-      sections: view.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled })),
+      sections: view.sections.map((s) => ({ title: s.title, content: s.source ?? s.content, enabled: s.enabled })),
       tools: (view.tools ?? []) as BundledVersion["tools"] & object,
       ...(view.model !== undefined ? { model: view.model as BundledVersion["model"] & object } : {}),
     };
-    if (contentHash(content) !== v.version) {
+    if (contentHash(pins === undefined ? content : { ...content, includes: pins }) !== v.version) {
       throw new CliError(`${prompt.id}: version ${v.version} read back with content of another hash`);
     }
     versions.push({
@@ -129,6 +133,7 @@ async function exportPrompt(
       sections: content.sections,
       tools: content.tools,
       ...(content.model !== undefined ? { model: content.model } : {}),
+      ...(pins !== undefined ? { includes: pins } : {}),
     });
   }
   // Saved examples travel with their prompt, and so do the results kept for any of its versions.
@@ -179,6 +184,7 @@ async function readBundle(file: string): Promise<Bundle> {
         sections: v.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled ?? true })),
         tools: v.tools ?? [],
         ...(v.model !== undefined ? { model: v.model } : {}),
+        ...(v.includes !== undefined && Object.keys(v.includes).length > 0 ? { includes: v.includes } : {}),
       });
       if (hash !== v.version)
         throw new CliError(`${file}: ${prompt.id}: version ${v.version} does not match its content`);
@@ -260,7 +266,7 @@ export async function importBundle(
   const client = connect(options);
   const results: ImportResult[] = [];
   const progress = new Progress("import", bundle.prompts.length);
-  for (const prompt of bundle.prompts) {
+  for (const prompt of piecesFirst(bundle.prompts)) {
     results.push(await importOne(client, prompt, options.publishAsSource ?? false));
     if (prompt.examples?.length) {
       await api(options, "POST", `/api/v2/prompts/${encodeURIComponent(prompt.id)}/examples/import`, {
@@ -271,6 +277,42 @@ export async function importBundle(
     progress.step();
   }
   return results;
+}
+
+/**
+ * The bundle's prompts with every prompt after the prompts its versions' includes pin (docs/includes.md), so
+ * that each pin names a version imported already; otherwise in the bundle's order. Prompts whose versions pin
+ * each other's (possible across versions) keep the bundle's order among themselves: the server refuses a pin
+ * it does not hold yet, naming it, and an import again after the rest is in goes through.
+ */
+export function piecesFirst(prompts: BundledPrompt[]): BundledPrompt[] {
+  const ids = new Set(prompts.map((p) => p.id));
+  const needs = new Map<string, Set<string>>();
+  for (const p of prompts) {
+    const pieces = new Set<string>();
+    for (const v of p.versions) {
+      for (const reference of Object.keys(v.includes ?? {})) {
+        const parsed = parseInclude(reference);
+        if (!("problem" in parsed) && parsed.prompt !== p.id && ids.has(parsed.prompt)) pieces.add(parsed.prompt);
+      }
+    }
+    needs.set(p.id, pieces);
+  }
+  if ([...needs.values()].every((n) => n.size === 0)) return prompts;
+  const ordered: BundledPrompt[] = [];
+  const placed = new Set<string>();
+  let remaining = prompts;
+  while (remaining.length > 0) {
+    const ready = remaining.filter((p) => [...(needs.get(p.id) ?? [])].every((id) => placed.has(id)));
+    // A circle among the rest: they go in the bundle's order.
+    const next = ready.length > 0 ? ready : remaining;
+    for (const p of next) {
+      ordered.push(p);
+      placed.add(p.id);
+    }
+    remaining = remaining.filter((p) => !placed.has(p.id));
+  }
+  return ordered;
 }
 
 export function describeImport(results: ImportResult[]): string {

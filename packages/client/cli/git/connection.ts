@@ -38,10 +38,10 @@ export class Progress {
  * One request outside the SDK (the examples routes), waiting out a 429 as the SDK does: for the seconds
  * Retry-After names (at most 65), announced, up to 10 times.
  */
-export async function fetchWaitingOutLimits(input: string, init: RequestInit): Promise<Response> {
+export async function fetchWaitingOutLimits(input: string, init: RequestInit | (() => RequestInit)): Promise<Response> {
   const fetchAnnounced = announcingFetch();
   for (let attempt = 0; ; attempt++) {
-    const res = await fetchAnnounced(input, init);
+    const res = await fetchAnnounced(input, typeof init === "function" ? init() : init);
     if (res.status !== 429 || attempt >= 10) return res;
     const seconds = Number(res.headers.get("retry-after") ?? "1");
     await res.arrayBuffer();
@@ -60,18 +60,76 @@ function announcingFetch(): (input: string, init: RequestInit) => Promise<Respon
   };
 }
 
-/** One call to the API outside the SDK; a failure answer is a CliError naming the call and the field. */
-export async function api(options: RemoteOptions, method: string, path: string, body?: unknown): Promise<any> {
+/** A failure answer of the API: its status and the server's words. */
+export class ApiError extends CliError {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly status: number,
+    readonly serverMessage: string,
+  ) {
+    super(`${method} ${path}: ${status} ${serverMessage}`);
+  }
+}
+
+function remote(options: RemoteOptions): { baseUrl: string; apiKey: string } {
   const baseUrl = (options.url ?? process.env.PROMPTSTORE_URL ?? "").replace(/\/+$/, "");
   const apiKey = options.key ?? process.env.PROMPTSTORE_API_KEY ?? "";
-  const response = await fetchWaitingOutLimits(`${baseUrl}${path}`, {
-    method,
-    headers: { "x-api-key": apiKey, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const answer = (await response.json()) as { success: boolean; data?: unknown; error?: string };
-  if (!answer.success) throw new CliError(`${method} ${path}: ${response.status} ${answer.error ?? ""}`);
+  if (!baseUrl) throw new CliError("--url or PROMPTSTORE_URL is required: the server to talk to");
+  if (!apiKey) throw new CliError("--key or PROMPTSTORE_API_KEY is required: the project's API key");
+  return { baseUrl, apiKey };
+}
+
+/**
+ * One request to the API outside the SDK, answered as it came (a body to stream, a status to decide on). A
+ * broken connection is a CliError naming the server.
+ */
+export async function request(
+  options: RemoteOptions,
+  method: string,
+  path: string,
+  init: { body?: string | (() => ReadableStream<Uint8Array>); contentType?: string } = {},
+): Promise<Response> {
+  const { baseUrl, apiKey } = remote(options);
+  const headers: Record<string, string> = { "x-api-key": apiKey };
+  if (init.contentType !== undefined) headers["content-type"] = init.contentType;
+  const body = init.body;
+  try {
+    // A stream is made again for each attempt (a 429 waited out sends the file again from its start), and sent
+    // as it is read (Node's fetch needs to be told: `duplex`).
+    return await fetchWaitingOutLimits(
+      `${baseUrl}${path}`,
+      () =>
+        ({
+          method,
+          headers,
+          ...(body === undefined ? {} : typeof body === "string" ? { body } : { body: body(), duplex: "half" }),
+        }) as RequestInit,
+    );
+  } catch (error) {
+    const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
+    throw new CliError(`${method} ${path}: cannot reach ${baseUrl}: ${cause}`);
+  }
+}
+
+/** The envelope's data, or an ApiError naming the call, the status and the server's words. */
+export async function answerOf(response: Response, method: string, path: string): Promise<any> {
+  let answer: { success?: boolean; data?: unknown; error?: string };
+  try {
+    answer = (await response.json()) as typeof answer;
+  } catch {
+    throw new ApiError(method, path, response.status, "(the answer is not JSON)");
+  }
+  if (!answer.success) throw new ApiError(method, path, response.status, answer.error ?? "");
   return answer.data;
+}
+
+/** One call to the API outside the SDK; a failure answer is a CliError naming the call and the field. */
+export async function api(options: RemoteOptions, method: string, path: string, body?: unknown): Promise<any> {
+  const response = await request(options, method, path, {
+    ...(body === undefined ? {} : { body: JSON.stringify(body), contentType: "application/json" }),
+  });
+  return answerOf(response, method, path);
 }
 
 export function connect(options: RemoteOptions): Promptstore {

@@ -130,7 +130,7 @@ export function diffPrompt(
 export async function diff(dir: string, options: RemoteOptions): Promise<PromptDiff[]> {
   const client = connect(options);
   const lock = await readLock(dir);
-  const local = await readWorkspace(dir);
+  const local = await readWorkspace(dir, lock);
   const remote = await talking(() => remotePrompts(client));
   const diffs: PromptDiff[] = [];
   for (const state of classify(local, lock, remote)) {

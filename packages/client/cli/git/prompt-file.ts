@@ -1,6 +1,7 @@
 import { AppError } from "@promptstore/core/errors";
 import type { Content, Section } from "@promptstore/core/prompts/content";
 import { contentHash } from "@promptstore/core/prompts/hash";
+import type { IncludePins } from "@promptstore/core/prompts/includes";
 import { markdownToSections } from "@promptstore/core/prompts/markdown";
 import { modelSettingsInput } from "@promptstore/core/prompts/model-settings";
 import {
@@ -21,6 +22,11 @@ export interface PromptFile {
   name: string;
   description: string;
   content: Content;
+  /**
+   * The pins of its includes (docs/includes.md): reference → full hash, from the lockfile or the server. Not
+   * written in the file, which shows each include as written (`{{> safety}}`); absent when it has none.
+   */
+  pins?: IncludePins;
 }
 
 type DisabledEntry = string | { title: string; occurrence: number };
@@ -38,9 +44,26 @@ const frontMatter = z.strictObject({
   sections: sectionsInput.optional(),
 });
 
-/** The hash of the version a file describes: the service's own algorithm, computed offline. */
+/**
+ * A file's content as the API takes a version: what `push` saves, and what `eval` sends as a draft, so that a
+ * draft evaluated is answered under the hash the push would save (`fileHash`). `model` only when the file has
+ * settings: a version without them is another version.
+ */
+export function versionContent(file: PromptFile): Content {
+  return {
+    sections: file.content.sections,
+    tools: file.content.tools,
+    ...(file.content.model !== undefined ? { model: file.content.model } : {}),
+  };
+}
+
+/**
+ * The hash of the version a file describes: the service's own algorithm, computed offline. With includes, it
+ * covers their pins (the lockfile's), so a file pushed unchanged is the version it was pulled from.
+ */
 export function fileHash(file: PromptFile): string {
-  return contentHash(file.content);
+  const pins = file.pins;
+  return contentHash(pins && Object.keys(pins).length > 0 ? { ...file.content, includes: pins } : file.content);
 }
 
 function markdownBody(sections: readonly Section[]): string {
@@ -77,8 +100,14 @@ function render(file: PromptFile, asMarkdown: boolean): string {
   return asMarkdown ? `---\n${yaml}---\n\n${markdownBody(file.content.sections)}\n` : `---\n${yaml}---\n`;
 }
 
+/** Whether a file read back says what was written (its pins are not in the text, so not compared). */
 function same(a: PromptFile, b: PromptFile): boolean {
-  return a.id === b.id && a.name === b.name && a.description === b.description && fileHash(a) === fileHash(b);
+  return (
+    a.id === b.id &&
+    a.name === b.name &&
+    a.description === b.description &&
+    contentHash(a.content) === contentHash(b.content)
+  );
 }
 
 /**

@@ -1,11 +1,19 @@
 import type { PromptListItem, Promptstore } from "../../src/index.js";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
+import { type DatasetPullResult, describeDatasetPull, planDatasetPull, pullDatasets } from "./datasets.js";
 import { pullExamples } from "./examples-file.js";
 import { otherLabels, readLock, writeLock } from "./lockfile.js";
+import { pinsOfView } from "./pins.js";
 import { fileHash, type PromptFile, renderPromptFile } from "./prompt-file.js";
 import { classify } from "./state.js";
 import { readWorkspace, removePromptFile, writePromptFile } from "./workspace.js";
+
+/** What pull did: per prompt, and per dataset (docs/git.md, "Datasets"). */
+export interface PullReport {
+  prompts: PullResult[];
+  datasets: DatasetPullResult[];
+}
 
 export interface PullResult {
   id: string;
@@ -14,22 +22,27 @@ export interface PullResult {
   latest: string | null;
 }
 
-/** A version as a file: the server's content, unchanged, with the prompt's name and description. */
+/**
+ * A version as a file: the server's content, unchanged, with the prompt's name and description. A version with
+ * includes is written as written (`{{> safety}}`, each section's `source`), never expanded, with its pins.
+ */
 export async function fetchPromptFile(
   client: Promptstore,
   prompt: PromptListItem,
   version: string,
 ): Promise<PromptFile> {
   const view = await client.get(prompt.id, { version, guard: false, cache: false });
+  const pins = pinsOfView(view);
   return {
     id: prompt.id,
     name: view.name,
     description: view.description,
     content: {
-      sections: view.sections.map((s) => ({ title: s.title, content: s.content, enabled: s.enabled })),
+      sections: view.sections.map((s) => ({ title: s.title, content: s.source ?? s.content, enabled: s.enabled })),
       tools: (view.tools ?? []) as PromptFile["content"]["tools"],
       ...(view.model !== undefined ? { model: view.model as PromptFile["content"]["model"] } : {}),
     },
+    ...(pins !== undefined ? { pins } : {}),
   };
 }
 
@@ -37,12 +50,13 @@ export async function fetchPromptFile(
  * Writes every prompt's latest version as a file and records the pointers in the lockfile. Files edited
  * since the lock are kept when the server did not move, and refused (unless `force`) when it did.
  */
-export async function pull(dir: string, options: RemoteOptions & { force?: boolean }): Promise<PullResult[]> {
+export async function pull(dir: string, options: RemoteOptions & { force?: boolean }): Promise<PullReport> {
   const client = connect(options);
   const lock = await readLock(dir);
-  const local = await readWorkspace(dir);
+  const local = await readWorkspace(dir, lock);
   const remote = await talking(() => remotePrompts(client));
   const states = classify(local, lock, remote);
+  const datasetPlan = await planDatasetPull(dir, lock, options);
 
   const conflicts = states.filter(
     (s) =>
@@ -50,9 +64,10 @@ export async function pull(dir: string, options: RemoteOptions & { force?: boole
       s.state === "new, but the id exists on the server" ||
       s.state === "changed locally, deleted on server",
   );
-  if (conflicts.length > 0 && !options.force) {
+  const refused = [...conflicts.map((c) => `${c.file} (${c.state})`), ...datasetPlan.conflicts];
+  if (refused.length > 0 && !options.force) {
     throw new CliError(
-      `pull refused: ${conflicts.map((c) => `${c.file} (${c.state})`).join(", ")}; push or set the changes aside first, or pull --force to overwrite them`,
+      `pull refused: ${refused.join(", ")}; push or set the changes aside first, or pull --force to overwrite them`,
     );
   }
 
@@ -78,6 +93,7 @@ export async function pull(dir: string, options: RemoteOptions & { force?: boole
         name: content.name,
         description: content.description,
         labels: otherLabels(prompt.labels),
+        ...(content.pins !== undefined ? { includes: content.pins } : {}),
       });
       results.push({ id: prompt.id, file, result: "written", latest: prompt.latest_version });
     }
@@ -96,13 +112,20 @@ export async function pull(dir: string, options: RemoteOptions & { force?: boole
       results.push({ id: state.id, file: state.file, result: "removed", latest: null });
     }
   }
+  const datasets = await pullDatasets(dir, lock, datasetPlan, options);
   await writeLock(dir, lock);
-  return results;
+  return { prompts: results, datasets };
 }
 
-export function describePull(results: PullResult[]): string {
+export function describePull(report: PullReport): string {
+  const results = report.prompts;
   const lines = results.map((r) => `${r.result.padEnd(18)} ${r.file}${r.latest ? `  ${short(r.latest)}` : ""}`);
+  lines.push(...describeDatasetPull(report.datasets));
   const written = results.filter((r) => r.result === "written").length;
   lines.push(`${results.length} prompts: ${written} written, ${results.length - written} not rewritten`);
+  if (report.datasets.length > 0) {
+    const files = report.datasets.filter((r) => r.result === "written").length;
+    lines.push(`${report.datasets.length} datasets: ${files} written, ${report.datasets.length - files} not rewritten`);
+  }
   return lines.join("\n");
 }

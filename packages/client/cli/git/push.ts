@@ -2,8 +2,12 @@ import { stat } from "node:fs/promises";
 import { type ModelSettings as ApiModelSettings, type Tool as ApiTool, PromptstoreError } from "../../src/index.js";
 import { CliError } from "../output.js";
 import { connect, Progress, type RemoteOptions, remotePrompts, short, talking } from "./connection.js";
+import { readDatasets } from "./dataset-file.js";
+import { type DatasetPushResult, describeDatasetPush, planDatasetPush, pushDatasets } from "./datasets.js";
 import { pushExamples } from "./examples-file.js";
 import { otherLabels, readLock, writeLock } from "./lockfile.js";
+import { serverPins, writtenReferences } from "./pins.js";
+import { versionContent } from "./prompt-file.js";
 import { classify, type PromptState } from "./state.js";
 import { readWorkspace } from "./workspace.js";
 
@@ -12,6 +16,12 @@ export interface PushOptions extends RemoteOptions {
   publish?: boolean | string;
   message?: string;
   force?: boolean;
+}
+
+/** What push did: per prompt, and per dataset (docs/git.md, "Datasets"). */
+export interface PushReport {
+  prompts: PushResult[];
+  datasets: DatasetPushResult[];
 }
 
 export interface PushResult {
@@ -66,24 +76,30 @@ async function noPromptFiles(dir: string): Promise<string> {
  * sent when a prompt moved on the server since the lock, unless `force`; the lock's latest is also sent as
  * `base_version`, so a change that lands between the check and the save is refused by the server too.
  */
-export async function push(dir: string, options: PushOptions): Promise<PushResult[]> {
+export async function push(dir: string, options: PushOptions): Promise<PushReport> {
   const client = connect(options);
   const lock = await readLock(dir);
-  const local = await readWorkspace(dir);
+  const local = await readWorkspace(dir, lock);
   // A misspelled directory must not pass as a push of nothing (nor get a lockfile written into it).
-  if (local.size === 0) throw new CliError(await noPromptFiles(dir));
+  const localDatasets = await readDatasets(dir);
+  if (local.size === 0 && localDatasets.size === 0) throw new CliError(await noPromptFiles(dir));
   const remote = await talking(() => remotePrompts(client));
   const states = classify(local, lock, remote);
   const conflicts = states.filter((s) => isConflict(s, options.publish === true || options.publish === "production"));
-  if (conflicts.length > 0 && !options.force) {
+  const datasetPlan = await planDatasetPush(localDatasets, lock, options);
+  const refused = [...conflicts.map(conflictLine), ...datasetPlan.conflicts];
+  if (refused.length > 0 && !options.force) {
     throw new CliError(
-      `push refused, nothing was sent: ${conflicts.map(conflictLine).join("; ")}. Pull first, or push --force to save over it`,
+      `push refused, nothing was sent: ${refused.join("; ")}. Pull first, or push --force to save over it`,
     );
   }
 
   const results: PushResult[] = [];
+  let datasets: DatasetPushResult[] = [];
   const progress = new Progress("push", states.length);
   try {
+    // Datasets first: a prompt pushed with --publish may be gated on an evaluation over one of them.
+    datasets = await pushDatasets(dir, lock, datasetPlan, options);
     for (const state of states) {
       const result = await pushOne(client, state, options, lock);
       results.push(result);
@@ -95,7 +111,7 @@ export async function push(dir: string, options: PushOptions): Promise<PushResul
     // What was pushed before a failure is recorded: the next push does not send it again.
     await writeLock(dir, lock);
   }
-  return results;
+  return { prompts: results, datasets };
 }
 
 async function pushOne(
@@ -117,24 +133,37 @@ async function pushOne(
     };
   }
   const prompt = local.prompt;
+  const content = versionContent(prompt);
   // The file's tools passed the same schema the API validates with; only their static types differ.
-  const tools = prompt.content.tools as unknown as ApiTool[];
+  const tools = content.tools as unknown as ApiTool[];
   // Absent from the body when the file has none: a version without settings.
-  const model = prompt.content.model === undefined ? {} : { model: prompt.content.model as ApiModelSettings };
+  const model = content.model === undefined ? {} : { model: content.model as ApiModelSettings };
   // Production is published with the version, as a save with `publish` does; another label is moved after.
   const label = options.publish === true ? "production" : options.publish || undefined;
   const publish = label === "production";
   let labels = otherLabels(state.remote?.labels);
-  const record = (latest: string, production: string | null) =>
+  // The pins the lockfile keeps (docs/includes.md): sent back with a save, so that an edit elsewhere moves none.
+  const pins = prompt.pins;
+  const includes = pins === undefined ? {} : { includes: pins };
+  const written = writtenReferences(content.sections).length > 0;
+  const record = (latest: string, production: string | null, version = local.hash, saved = pins) =>
     lock.set(id, {
       file,
-      hash: local.hash,
+      hash: version,
       production,
       latest,
       name: prompt.name,
       description: prompt.description,
       labels,
+      ...(saved !== undefined && Object.keys(saved).length > 0 ? { includes: saved } : {}),
     });
+  // A version saved with includes: its pins as the server made them (a new include is pinned by the save).
+  const pinned = async (version: string) =>
+    written ? await serverPins(options, id, version).catch((e) => fail(e)) : undefined;
+  const fail = (error: unknown): never => {
+    if (error instanceof CliError) throw new CliError(`${id} (${file}): ${error.message}`);
+    throw error;
+  };
   const result = await pushVersion();
   if (label === undefined || publish || result.version === null) return result;
   const version = result.version;
@@ -159,14 +188,20 @@ async function pushOne(
           id,
           name: prompt.name,
           ...(prompt.description !== "" ? { description: prompt.description } : {}),
-          sections: prompt.content.sections,
+          sections: content.sections,
           ...(tools.length > 0 ? { tools } : {}),
           ...model,
+          ...includes,
           ...(options.message !== undefined ? { message: options.message } : {}),
           publish,
         }),
       );
-      record(created.version, publish ? created.version : null);
+      record(
+        created.version,
+        publish ? created.version : null,
+        written ? created.version : local.hash,
+        await pinned(created.version),
+      );
       return { id, file, result: "created", version: created.version, published: publish };
     }
 
@@ -186,9 +221,10 @@ async function pushOne(
     let saved: Awaited<ReturnType<typeof client.save>>;
     try {
       saved = await client.save(id, {
-        sections: prompt.content.sections,
+        sections: content.sections,
         tools,
         ...model,
+        ...includes,
         ...(options.message !== undefined ? { message: options.message } : {}),
         publish,
         name: prompt.name,
@@ -206,7 +242,7 @@ async function pushOne(
     }
     const latest = saved.created ? saved.version : remote.latest_version;
     const production = publish ? saved.version : remote.production_version;
-    record(latest, production);
+    record(latest, production, written ? saved.version : local.hash, await pinned(saved.version));
     return {
       id,
       file,
@@ -217,14 +253,20 @@ async function pushOne(
   }
 }
 
-export function describePush(results: PushResult[]): string {
+export function describePush(report: PushReport): string {
+  const results = report.prompts;
   const lines = results.map(
     (r) =>
       `${r.result.padEnd(9)} ${r.file}${r.version ? `  ${short(r.version)}` : ""}${r.published ? "  published" : ""}${r.note ? `  (${r.note})` : ""}`,
   );
   const count = (result: PushResult["result"]) => results.filter((r) => r.result === result).length;
+  lines.push(...describeDatasetPush(report.datasets));
   lines.push(
     `${count("created")} created, ${count("saved")} saved, ${count("unchanged")} unchanged, ${results.filter((r) => r.published).length} published`,
   );
+  if (report.datasets.length > 0) {
+    const n = (result: DatasetPushResult["result"]) => report.datasets.filter((r) => r.result === result).length;
+    lines.push(`datasets: ${n("created")} created, ${n("saved")} saved, ${n("unchanged")} unchanged`);
+  }
   return lines.join("\n");
 }

@@ -1,6 +1,8 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CliError } from "../output.js";
+import type { Lock } from "./lockfile.js";
+import { lockedPins } from "./pins.js";
 import { fileHash, type PromptFile, parsePromptFile } from "./prompt-file.js";
 
 /** A prompt file found in the directory, with the hash of the version it describes. */
@@ -10,8 +12,11 @@ export interface LocalPrompt {
   hash: string;
 }
 
-/** Every `*.md` of the directory (not its subdirectories) but README.md is a prompt file. */
-export async function readWorkspace(dir: string): Promise<Map<string, LocalPrompt>> {
+/**
+ * Every `*.md` of the directory (not its subdirectories) but README.md is a prompt file. A file with includes
+ * takes the lockfile's pins of the references it still writes (docs/includes.md): its hash covers them.
+ */
+export async function readWorkspace(dir: string, lock?: Lock): Promise<Map<string, LocalPrompt>> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -24,6 +29,8 @@ export async function readWorkspace(dir: string): Promise<Map<string, LocalPromp
     const prompt = parsePromptFile(await readFile(join(dir, file), "utf8"), file);
     const other = found.get(prompt.id);
     if (other) throw new CliError(`${file}: id ${prompt.id} is also the id of ${other.file}`);
+    const pins = lockedPins(lock?.get(prompt.id), prompt.content.sections);
+    if (pins !== undefined) prompt.pins = pins;
     found.set(prompt.id, { file, prompt, hash: fileHash(prompt) });
   }
   return found;

@@ -143,6 +143,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v2/labels": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's label settings: protection, fallback, required evaluation (set by owners in the dashboard) */
+    get: operations["listLabels"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/labels/{label}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One label's settings */
+    get: operations["getLabel"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v2/releases/{release}": {
     parameters: {
       query?: never;
@@ -154,6 +188,160 @@ export interface paths {
     get: operations["getRelease"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/labels/{label}/plan": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The label's newest rollout plan, running, paused or ended, with the numbers of its last decision */
+    get: operations["getPlan"];
+    put?: never;
+    /** Start a rollout plan on a label: it rolls out to the first step's percent now, and the server advances, completes or aborts it by its guardrails (publish key; a protected label: a release request with a plan) */
+    post: operations["startPlan"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/labels/{label}/plan/pause": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause the label's plan: the server decides nothing until it is resumed (publish key) */
+    post: operations["pausePlan"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/labels/{label}/plan/resume": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a paused plan (publish key; on a protected label a person in the dashboard) */
+    post: operations["resumePlan"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/labels/{label}/plan/advance": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Advance the plan one step now, whatever its evidence; from its last step, complete it (publish key; on a protected label a person in the dashboard) */
+    post: operations["advancePlan"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/labels/{label}/plan/abort": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Abort the plan: the label serves the version it started from to everyone (publish key; no approval) */
+    post: operations["abortPlan"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/includes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What a version of the prompt includes, with its pins and what their pointers name now */
+    get: operations["listPromptIncludes"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/included-by": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The versions of other prompts that include this one, what serves them, and whether their pins are behind */
+    get: operations["listPromptIncludedBy"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/update-includes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Save the prompt again with its includes pinned to what they name now; publish where allowed if asked (protected: a release request) */
+    post: operations["updatePromptIncludes"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/included-by/update": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Update the includes of this prompt in chosen prompts that include it (each as update-includes) */
+    post: operations["updatePromptDependents"];
     delete?: never;
     options?: never;
     head?: never;
@@ -319,6 +507,251 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v2/datasets": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's datasets, each with its head version and case count */
+    get: operations["listDatasets"];
+    put?: never;
+    /** Create a dataset with its first cases, or from a prompt's saved examples (write) */
+    post: operations["createDataset"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/datasets/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A dataset at its head, or at a version by hash or unique prefix */
+    get: operations["getDataset"];
+    /** A new version holding exactly these cases; identical cases make none (write) */
+    put: operations["replaceDatasetCases"];
+    post?: never;
+    /** Delete a dataset with every version and case (write) */
+    delete: operations["deleteDataset"];
+    options?: never;
+    head?: never;
+    /** Rename or describe a dataset: not content, no version (write) */
+    patch: operations["updateDataset"];
+    trace?: never;
+  };
+  "/api/v2/datasets/{id}/versions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A dataset's versions, newest first */
+    get: operations["listDatasetVersions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/datasets/{id}/cases": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A page of a version's cases in order, after a position */
+    get: operations["listDatasetCases"];
+    put?: never;
+    /** A new version: the head's cases, then these (how a dataset larger than one request is built) (write) */
+    post: operations["appendDatasetCases"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/evaluations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The prompt's evaluations, newest first */
+    get: operations["listEvaluations"];
+    put?: never;
+    /** Evaluate one to four versions over a dataset with a check set (write): 202 when it started, 200 when every case was already judged (reused) */
+    post: operations["startEvaluation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/evaluations/{evaluationId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An evaluation: status, progress, per version the counts, pass rate and scores, and a page of cases */
+    get: operations["getEvaluation"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/evaluations/{evaluationId}/cases": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A page of the evaluation's cases, each with every version's answer and verdicts; only keeps one class */
+    get: operations["listEvaluationCases"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/labels/{label}/evaluations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run a label's required evaluation for a version or a draft (write): the evaluation its gate counts; 202 when it started, 200 when reused */
+    post: operations["runRequiredEvaluation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/evaluation-defaults": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The prompt's default check set and dataset (checks null when none was saved) */
+    get: operations["getEvaluationDefaults"];
+    /** Save the prompt's default check set and dataset (write) */
+    put: operations["saveEvaluationDefaults"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/labels/{label}/gate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Where a version (latest by default) stands against a label's required evaluation */
+    get: operations["getLabelGate"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/evaluations/{evaluationId}/stop": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Stop an evaluation wherever it runs; what was judged stays kept (write) */
+    post: operations["stopEvaluation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/outcomes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Report how answers went (read key): up to 1000 outcomes a batch, each placed against its prompt, version and label or refused by name; and the sending instance's fleet report */
+    post: operations["reportOutcomes"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/outcomes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A prompt's production numbers over time: per version (and label, and arm) the count, ok rate, mean score, latency p50/p95 and tokens */
+    get: operations["getPromptOutcomes"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/prompts/{id}/fleet": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What the running client instances serve of a prompt now: per label and version, how many instances */
+    get: operations["getPromptFleet"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v2/events": {
     parameters: {
       query?: never;
@@ -328,7 +761,7 @@ export interface paths {
     };
     /**
      * Stream the project's change events (Server-Sent Events)
-     * @description Opens with `retry:`, then (after any replay) one `ready` event, or `reset` when events after Last-Event-ID are no longer kept. Each change is an SSE event named by its type, with the event's id and its JSON as data. A `: heartbeat` comment every 15 s. See docs/events.md.
+     * @description Opens with `retry:`, then (after any replay) one `ready` event, or `reset` when events after Last-Event-ID are no longer kept. Each change is an SSE event named by its type, with the event's id and its JSON as data: a PromptEvent, or (label.requirement_changed, about the project and no prompt) a ProjectEvent. A `: heartbeat` comment every 15 s. See docs/events.md.
      */
     get: operations["streamEvents"];
     put?: never;
@@ -379,6 +812,77 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v2/datasets/import": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a dataset whose first version is a JSONL or CSV file (write) */
+    post: operations["importDataset"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/datasets/{id}/import": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A new version from a JSONL or CSV file: replacing the cases, or appended to the head's (write) */
+    post: operations["importDatasetCases"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/datasets/{id}/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A version's cases as JSONL, one canonical case a line, streamed */
+    get: operations["exportDataset"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v2/evaluations/{evaluationId}/events": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Follow an evaluation's progress (Server-Sent Events) until it ends
+     * @description Events: `progress` ({ status, progress: { done, total } }) when it moves and every 15 s, then `done` with the whole evaluation (without cases), and the stream ends. An evaluation that has already ended answers `done` at once. It follows an evaluation running on any instance. See docs/evaluations.md.
+     */
+    get: operations["streamEvaluation"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -423,7 +927,7 @@ export interface components {
         };
       };
     };
-    /** @description Prompt, version or webhook endpoint not found in this project */
+    /** @description Prompt, version, webhook endpoint, dataset or evaluation not found in this project */
     Error404: {
       headers: {
         [name: string]: unknown;
@@ -436,7 +940,7 @@ export interface components {
         };
       };
     };
-    /** @description Version prefix matches several versions, or the id is taken */
+    /** @description Version prefix matches several versions, the id or name is taken, or (datasets) the head moved since `base` */
     Error409: {
       headers: {
         [name: string]: unknown;
@@ -449,7 +953,7 @@ export interface components {
         };
       };
     };
-    /** @description Body larger than the body limit (PROMPTSTORE_MAX_BODY_BYTES, 4 MiB unless configured) */
+    /** @description Body larger than the body limit (PROMPTSTORE_MAX_BODY_BYTES, 4 MiB unless configured; an import: PROMPTSTORE_DATASET_MAX_IMPORT_BYTES) */
     Error413: {
       headers: {
         [name: string]: unknown;
@@ -462,7 +966,7 @@ export interface components {
         };
       };
     };
-    /** @description Content-Type is not application/json */
+    /** @description Content-Type is not application/json (an import: not JSONL or CSV) */
     Error415: {
       headers: {
         [name: string]: unknown;
@@ -477,6 +981,19 @@ export interface components {
     };
     /** @description Rate limit exceeded, or (events) the organization's cap on open streams; see Retry-After */
     Error429: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        "application/json": {
+          /** @constant */
+          success: false;
+          error: string;
+        };
+      };
+    };
+    /** @description Not taken now: the database is unreachable, or (outcomes) this server holds as many unwritten outcomes as it may; send again later */
+    Error503: {
       headers: {
         [name: string]: unknown;
       };
@@ -647,6 +1164,10 @@ export interface operations {
               [key: string]: unknown;
             };
           };
+          /** @description Pins to keep: an include's reference (as in a read's includes[].include) to the full hash of the version it is to take. Includes not named here take what their pointer (production by default) names at the save. */
+          includes?: {
+            [key: string]: string;
+          };
           /** @description A change note kept with the version, up to 1000 characters */
           message?: string;
           /** @description Make the first version production. Default false. */
@@ -727,8 +1248,11 @@ export interface operations {
               sections: {
                 id: string;
                 title: string;
+                /** @description The section's text, its includes expanded (docs/includes.md) */
                 content: string;
                 enabled: boolean;
+                /** @description The text as written, with its includes ({{> prompt-id}}); only on a section that has includes */
+                source?: string;
               }[];
               /** @description Omitted when the version defines none */
               tools?: {
@@ -795,6 +1319,19 @@ export interface operations {
                   [key: string]: unknown;
                 };
               };
+              /** @description The version's includes with their pins (docs/includes.md); omitted when it has none */
+              includes?: {
+                /** @description The include's reference as written: safety, safety@staging, tone#Voice@latest */
+                include: string;
+                /** @description The included prompt */
+                prompt: string;
+                /** @description The one section taken, by title; null for its enabled sections */
+                section: string | null;
+                /** @description What the include follows: production (also when not written), latest, a label, or a hash or prefix */
+                pointer: string;
+                /** @description The version it took, pinned when the including version was saved */
+                version: string;
+              }[];
               variables: string[];
               /** @description SHA-256 hex of the version's canonical content */
               version: string;
@@ -937,6 +1474,10 @@ export interface operations {
             extra?: {
               [key: string]: unknown;
             };
+          };
+          /** @description Pins to keep: an include's reference (as in a read's includes[].include) to the full hash of the version it is to take. Includes not named here take what their pointer (production by default) names at the save. */
+          includes?: {
+            [key: string]: string;
           };
           /** @description A change note kept with the version, up to 1000 characters */
           message?: string;
@@ -1239,6 +1780,10 @@ export interface operations {
                 [key: string]: unknown;
               };
             };
+            /** @description The pins of a version with includes (docs/includes.md): each include's reference to the full hash of the version it took, which the import (or the store) must hold. Absent: the sections are taken as they are, any {{> …}} in them literal text */
+            includes?: {
+              [key: string]: string;
+            };
           }[];
           /** @description Points latest at this version (sent in this request or held already); required to create */
           latest_version?: string;
@@ -1343,6 +1888,19 @@ export interface operations {
           percent?: number;
           /** @description Why, for whoever approves it */
           message?: string;
+          /** @description A rollout plan (steps and guardrails, docs/rollouts.md) that the approval starts: the label rolls out to the first step's percent, and the approval covers every later step */
+          plan?: {
+            steps: {
+              percent: number;
+              min_duration_seconds: number;
+              min_outcomes?: number;
+            }[];
+            guardrails: {
+              ok_rate_drop?: number;
+              score_drop?: number;
+              latency_p95_increase?: number;
+            };
+          };
         };
       };
     };
@@ -1445,6 +2003,347 @@ export interface operations {
       429: components["responses"]["Error429"];
     };
   };
+  listLabels: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              labels: {
+                name: string;
+                description: string;
+                /** @description Moves only through an approved release request */
+                protected: boolean;
+                /** @description Served to prompts that lack this label */
+                fallback: string | null;
+                /** @description When the settings last changed; empty for a label never configured */
+                updated_at: string;
+                /** @description How many prompts carry it (production: how many are published) */
+                in_use: number;
+                /** @description What a version must pass before this label points to it (docs/evaluations.md) */
+                required_evaluation: {
+                  /** @description The dataset: `<id>` follows its newest version, `<id>@<version>` pins one */
+                  dataset: string;
+                  checks: (
+                    | {
+                        /** @constant */
+                        type: "equals";
+                        name?: string;
+                        value: string;
+                        trim?: boolean;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "contains";
+                        name?: string;
+                        value: string;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "not_contains";
+                        name?: string;
+                        value: string;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "regex";
+                        name?: string;
+                        pattern: string;
+                        flags?: string;
+                      }
+                    | {
+                        /** @constant */
+                        type: "json";
+                        name?: string;
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_schema";
+                        name?: string;
+                        schema?: {
+                          [key: string]: unknown;
+                        };
+                      }
+                    | {
+                        /** @constant */
+                        type: "tool_call";
+                        name?: string;
+                        function: string;
+                        arguments?: {
+                          [key: string]: unknown;
+                        };
+                      }
+                    | {
+                        /** @constant */
+                        type: "max_chars";
+                        name?: string;
+                        value: number;
+                      }
+                    | {
+                        /** @constant */
+                        type: "expected";
+                        name?: string;
+                        trim?: boolean;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "judge";
+                        name?: string;
+                        /** @description The prompt's id: a slug unique in the project */
+                        prompt: string;
+                        /** @description production, latest, a label (docs/releases.md), a full version hash, or a unique prefix of 7+ characters */
+                        version?: string;
+                        pass_score?: number;
+                      }
+                    | {
+                        /** @constant */
+                        type: "webhook";
+                        name?: string;
+                        endpoint: string;
+                      }
+                  )[];
+                  connection: string;
+                  model?: {
+                    /** @description The model */
+                    name?: string;
+                    temperature?: number;
+                    top_p?: number;
+                    max_output_tokens?: number;
+                    stop?: string[];
+                    /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                    response_format?:
+                      | {
+                          /** @constant */
+                          type: "text";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_object";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_schema";
+                          json_schema: {
+                            name: string;
+                            /** @description The JSON Schema the answer must follow */
+                            schema: {
+                              [key: string]: unknown;
+                            };
+                            strict?: boolean;
+                          };
+                        };
+                    /** @description Provider-specific parameters, sent as they are */
+                    extra?: {
+                      [key: string]: unknown;
+                    };
+                  };
+                  guard?: boolean;
+                  min_pass_rate: number;
+                  min_check_pass_rates?: {
+                    [key: string]: number;
+                  };
+                  no_regression?: boolean;
+                } | null;
+                /** @description A rollback to a version the label served before passes its requirement */
+                rollback_allowed: boolean;
+              }[];
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  getLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A label's name (docs/releases.md) */
+        label: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              name: string;
+              description: string;
+              /** @description Moves only through an approved release request */
+              protected: boolean;
+              /** @description Served to prompts that lack this label */
+              fallback: string | null;
+              /** @description When the settings last changed; empty for a label never configured */
+              updated_at: string;
+              /** @description How many prompts carry it (production: how many are published) */
+              in_use: number;
+              /** @description What a version must pass before this label points to it (docs/evaluations.md) */
+              required_evaluation: {
+                /** @description The dataset: `<id>` follows its newest version, `<id>@<version>` pins one */
+                dataset: string;
+                checks: (
+                  | {
+                      /** @constant */
+                      type: "equals";
+                      name?: string;
+                      value: string;
+                      trim?: boolean;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "contains";
+                      name?: string;
+                      value: string;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "not_contains";
+                      name?: string;
+                      value: string;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "regex";
+                      name?: string;
+                      pattern: string;
+                      flags?: string;
+                    }
+                  | {
+                      /** @constant */
+                      type: "json";
+                      name?: string;
+                    }
+                  | {
+                      /** @constant */
+                      type: "json_schema";
+                      name?: string;
+                      schema?: {
+                        [key: string]: unknown;
+                      };
+                    }
+                  | {
+                      /** @constant */
+                      type: "tool_call";
+                      name?: string;
+                      function: string;
+                      arguments?: {
+                        [key: string]: unknown;
+                      };
+                    }
+                  | {
+                      /** @constant */
+                      type: "max_chars";
+                      name?: string;
+                      value: number;
+                    }
+                  | {
+                      /** @constant */
+                      type: "expected";
+                      name?: string;
+                      trim?: boolean;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "judge";
+                      name?: string;
+                      /** @description The prompt's id: a slug unique in the project */
+                      prompt: string;
+                      /** @description production, latest, a label (docs/releases.md), a full version hash, or a unique prefix of 7+ characters */
+                      version?: string;
+                      pass_score?: number;
+                    }
+                  | {
+                      /** @constant */
+                      type: "webhook";
+                      name?: string;
+                      endpoint: string;
+                    }
+                )[];
+                connection: string;
+                model?: {
+                  /** @description The model */
+                  name?: string;
+                  temperature?: number;
+                  top_p?: number;
+                  max_output_tokens?: number;
+                  stop?: string[];
+                  /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                  response_format?:
+                    | {
+                        /** @constant */
+                        type: "text";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_object";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_schema";
+                        json_schema: {
+                          name: string;
+                          /** @description The JSON Schema the answer must follow */
+                          schema: {
+                            [key: string]: unknown;
+                          };
+                          strict?: boolean;
+                        };
+                      };
+                  /** @description Provider-specific parameters, sent as they are */
+                  extra?: {
+                    [key: string]: unknown;
+                  };
+                };
+                guard?: boolean;
+                min_pass_rate: number;
+                min_check_pass_rates?: {
+                  [key: string]: number;
+                };
+                no_regression?: boolean;
+              } | null;
+              /** @description A rollback to a version the label served before passes its requirement */
+              rollback_allowed: boolean;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
   getRelease: {
     parameters: {
       query?: never;
@@ -1497,6 +2396,1008 @@ export interface operations {
       429: components["responses"]["Error429"];
     };
   };
+  getPlan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+        /** @description A label's name (docs/releases.md) */
+        label: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            /** @description A rollout plan */
+            data: {
+              id: string;
+              prompt_id: string;
+              label: string;
+              /** @description The candidate */
+              version: string;
+              /** @description What the label served when the plan started: the current arm */
+              from_version: string;
+              /** @enum {string} */
+              status: "running" | "paused" | "aborted" | "completed";
+              /** @description The step it stands at (0-based) */
+              step: number;
+              /** @description The candidate's share now (100 once completed, 0 once aborted) */
+              percent: number;
+              step_started_at: string;
+              steps: {
+                percent: number;
+                min_duration_seconds: number;
+                min_outcomes?: number;
+              }[];
+              guardrails: {
+                ok_rate_drop?: number;
+                score_drop?: number;
+                latency_p95_increase?: number;
+              };
+              started_by: string;
+              started_at: string;
+              ended_at: string | null;
+              /** @description Why it ended: a breach, who aborted it, or a change outside the plan */
+              end_reason: string | null;
+              /** @description The approved release request it started from (protected labels) */
+              release_id: string | null;
+              last_decision: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              } | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  startPlan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+        /** @description A label's name (docs/releases.md) */
+        label: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          version: string;
+          steps: {
+            percent: number;
+            min_duration_seconds: number;
+            min_outcomes?: number;
+          }[];
+          guardrails: {
+            ok_rate_drop?: number;
+            score_drop?: number;
+            latency_p95_increase?: number;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            /** @description A rollout plan */
+            data: {
+              id: string;
+              prompt_id: string;
+              label: string;
+              /** @description The candidate */
+              version: string;
+              /** @description What the label served when the plan started: the current arm */
+              from_version: string;
+              /** @enum {string} */
+              status: "running" | "paused" | "aborted" | "completed";
+              /** @description The step it stands at (0-based) */
+              step: number;
+              /** @description The candidate's share now (100 once completed, 0 once aborted) */
+              percent: number;
+              step_started_at: string;
+              steps: {
+                percent: number;
+                min_duration_seconds: number;
+                min_outcomes?: number;
+              }[];
+              guardrails: {
+                ok_rate_drop?: number;
+                score_drop?: number;
+                latency_p95_increase?: number;
+              };
+              started_by: string;
+              started_at: string;
+              ended_at: string | null;
+              /** @description Why it ended: a breach, who aborted it, or a change outside the plan */
+              end_reason: string | null;
+              /** @description The approved release request it started from (protected labels) */
+              release_id: string | null;
+              last_decision: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              } | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  pausePlan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+        /** @description A label's name (docs/releases.md) */
+        label: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            /** @description A rollout plan */
+            data: {
+              id: string;
+              prompt_id: string;
+              label: string;
+              /** @description The candidate */
+              version: string;
+              /** @description What the label served when the plan started: the current arm */
+              from_version: string;
+              /** @enum {string} */
+              status: "running" | "paused" | "aborted" | "completed";
+              /** @description The step it stands at (0-based) */
+              step: number;
+              /** @description The candidate's share now (100 once completed, 0 once aborted) */
+              percent: number;
+              step_started_at: string;
+              steps: {
+                percent: number;
+                min_duration_seconds: number;
+                min_outcomes?: number;
+              }[];
+              guardrails: {
+                ok_rate_drop?: number;
+                score_drop?: number;
+                latency_p95_increase?: number;
+              };
+              started_by: string;
+              started_at: string;
+              ended_at: string | null;
+              /** @description Why it ended: a breach, who aborted it, or a change outside the plan */
+              end_reason: string | null;
+              /** @description The approved release request it started from (protected labels) */
+              release_id: string | null;
+              last_decision: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              } | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  resumePlan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+        /** @description A label's name (docs/releases.md) */
+        label: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            /** @description A rollout plan */
+            data: {
+              id: string;
+              prompt_id: string;
+              label: string;
+              /** @description The candidate */
+              version: string;
+              /** @description What the label served when the plan started: the current arm */
+              from_version: string;
+              /** @enum {string} */
+              status: "running" | "paused" | "aborted" | "completed";
+              /** @description The step it stands at (0-based) */
+              step: number;
+              /** @description The candidate's share now (100 once completed, 0 once aborted) */
+              percent: number;
+              step_started_at: string;
+              steps: {
+                percent: number;
+                min_duration_seconds: number;
+                min_outcomes?: number;
+              }[];
+              guardrails: {
+                ok_rate_drop?: number;
+                score_drop?: number;
+                latency_p95_increase?: number;
+              };
+              started_by: string;
+              started_at: string;
+              ended_at: string | null;
+              /** @description Why it ended: a breach, who aborted it, or a change outside the plan */
+              end_reason: string | null;
+              /** @description The approved release request it started from (protected labels) */
+              release_id: string | null;
+              last_decision: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              } | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  advancePlan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+        /** @description A label's name (docs/releases.md) */
+        label: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            /** @description A rollout plan */
+            data: {
+              id: string;
+              prompt_id: string;
+              label: string;
+              /** @description The candidate */
+              version: string;
+              /** @description What the label served when the plan started: the current arm */
+              from_version: string;
+              /** @enum {string} */
+              status: "running" | "paused" | "aborted" | "completed";
+              /** @description The step it stands at (0-based) */
+              step: number;
+              /** @description The candidate's share now (100 once completed, 0 once aborted) */
+              percent: number;
+              step_started_at: string;
+              steps: {
+                percent: number;
+                min_duration_seconds: number;
+                min_outcomes?: number;
+              }[];
+              guardrails: {
+                ok_rate_drop?: number;
+                score_drop?: number;
+                latency_p95_increase?: number;
+              };
+              started_by: string;
+              started_at: string;
+              ended_at: string | null;
+              /** @description Why it ended: a breach, who aborted it, or a change outside the plan */
+              end_reason: string | null;
+              /** @description The approved release request it started from (protected labels) */
+              release_id: string | null;
+              last_decision: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              } | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  abortPlan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+        /** @description A label's name (docs/releases.md) */
+        label: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            /** @description A rollout plan */
+            data: {
+              id: string;
+              prompt_id: string;
+              label: string;
+              /** @description The candidate */
+              version: string;
+              /** @description What the label served when the plan started: the current arm */
+              from_version: string;
+              /** @enum {string} */
+              status: "running" | "paused" | "aborted" | "completed";
+              /** @description The step it stands at (0-based) */
+              step: number;
+              /** @description The candidate's share now (100 once completed, 0 once aborted) */
+              percent: number;
+              step_started_at: string;
+              steps: {
+                percent: number;
+                min_duration_seconds: number;
+                min_outcomes?: number;
+              }[];
+              guardrails: {
+                ok_rate_drop?: number;
+                score_drop?: number;
+                latency_p95_increase?: number;
+              };
+              started_by: string;
+              started_at: string;
+              ended_at: string | null;
+              /** @description Why it ended: a breach, who aborted it, or a change outside the plan */
+              end_reason: string | null;
+              /** @description The approved release request it started from (protected labels) */
+              release_id: string | null;
+              last_decision: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              } | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listPromptIncludes: {
+    parameters: {
+      query?: {
+        version?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @description The version read */
+              version: string;
+              includes: {
+                /** @description The include's reference as written: safety, safety@staging, tone#Voice@latest */
+                include: string;
+                /** @description The included prompt */
+                prompt: string;
+                /** @description The one section taken, by title; null for its enabled sections */
+                section: string | null;
+                /** @description What the include follows: production (also when not written), latest, a label, or a hash or prefix */
+                pointer: string;
+                /** @description The version it took, pinned when the including version was saved */
+                version: string;
+                /** @description What the pointer names now (a hash pointer: the pin); null when gone */
+                current: string | null;
+                /** @description The pointer names another version now: an update is available */
+                outdated: boolean;
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listPromptIncludedBy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              included_by: {
+                /** @description The including prompt */
+                prompt: string;
+                /** @description Its version that pins this prompt */
+                version: string;
+                /** @description What serves that version: production, latest, labels */
+                labels: string[];
+                /** @description The include as written */
+                include: string;
+                /** @description What it follows */
+                pointer: string;
+                /** @description The version of this prompt it took */
+                pinned: string;
+                /** @description What the pointer names now; null when its label is gone */
+                current: string | null;
+                outdated: boolean;
+                /** @description When the including version was saved */
+                saved_at: string;
+              }[];
+              /** @description More pins exist than the 1000 answered */
+              truncated: boolean;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  updatePromptIncludes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": {
+          /** @description Update only the includes of these prompts; every include that follows a label or latest when absent */
+          only?: string[];
+          /** @description The label whose version is updated, and which is published when asked; production when absent */
+          label?: string;
+          /** @description Start from this version instead of what the label serves: latest, a full hash or a prefix */
+          version?: string;
+          /** @description Also point the label at the new version where allowed: a protected label gets a release request; a label whose required evaluation has not passed is left where it is. Default false. */
+          publish?: boolean;
+          /** @description The new version's change note; one naming the pins moved when absent */
+          message?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @description The version the update started from */
+              from_version: string;
+              /** @description The version with the new pins (from_version when nothing moved) */
+              version: string;
+              created: boolean;
+              /** @description Each pin moved */
+              updated: {
+                include: string;
+                /** @description A full version hash */
+                from: string;
+                /** @description A full version hash */
+                to: string;
+              }[];
+              /**
+               * @description saved; published (the label moved, or served it already); release_requested (protected label); blocked (its required evaluation has not passed: see reason)
+               * @enum {string}
+               */
+              outcome: "saved" | "published" | "release_requested" | "blocked";
+              /** @description The label published, when publishing was asked */
+              label: string | null;
+              /** @description The release request made for a protected label */
+              release?: {
+                id: string;
+                prompt_id: string;
+                /** @enum {string} */
+                status: "pending" | "approved" | "rejected" | "stale" | "cancelled";
+                label: string;
+                /** @description SHA-256 hex of the version's canonical content */
+                version: string;
+                /** @description What the label pointed to when the request was made */
+                from_version: string | null;
+                /** @description A rollout's share, or null to move the label whole */
+                percent: number | null;
+                message: string;
+                requested_by: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                requested_at: string;
+                decided_by: string | null;
+                decided_at: string | null;
+                comment: string | null;
+              };
+              /** @description Why the label did not move, and how to run its required evaluation */
+              reason?: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  updatePromptDependents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": {
+          /** @description The including prompts to update; every one whose served version's pin is behind when absent */
+          prompts?: string[];
+          /** @description The label whose version is updated, and which is published when asked; production when absent */
+          label?: string;
+          /** @description Also point the label at the new version where allowed: a protected label gets a release request; a label whose required evaluation has not passed is left where it is. Default false. */
+          publish?: boolean;
+          /** @description The new version's change note; one naming the pins moved when absent */
+          message?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              results: (
+                | {
+                    id: string;
+                    /** @description The version the update started from */
+                    from_version: string;
+                    /** @description The version with the new pins (from_version when nothing moved) */
+                    version: string;
+                    created: boolean;
+                    /** @description Each pin moved */
+                    updated: {
+                      include: string;
+                      /** @description A full version hash */
+                      from: string;
+                      /** @description A full version hash */
+                      to: string;
+                    }[];
+                    /**
+                     * @description saved; published (the label moved, or served it already); release_requested (protected label); blocked (its required evaluation has not passed: see reason)
+                     * @enum {string}
+                     */
+                    outcome: "saved" | "published" | "release_requested" | "blocked";
+                    /** @description The label published, when publishing was asked */
+                    label: string | null;
+                    /** @description The release request made for a protected label */
+                    release?: {
+                      id: string;
+                      prompt_id: string;
+                      /** @enum {string} */
+                      status: "pending" | "approved" | "rejected" | "stale" | "cancelled";
+                      label: string;
+                      /** @description SHA-256 hex of the version's canonical content */
+                      version: string;
+                      /** @description What the label pointed to when the request was made */
+                      from_version: string | null;
+                      /** @description A rollout's share, or null to move the label whole */
+                      percent: number | null;
+                      message: string;
+                      requested_by: string;
+                      /**
+                       * Format: date-time
+                       * @description ISO 8601, UTC, milliseconds
+                       */
+                      requested_at: string;
+                      decided_by: string | null;
+                      decided_at: string | null;
+                      comment: string | null;
+                    };
+                    /** @description Why the label did not move, and how to run its required evaluation */
+                    reason?: string;
+                  }
+                | {
+                    id: string;
+                    error: string;
+                    /** @description The refusal's status */
+                    status: number;
+                  }
+              )[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
   listWebhooks: {
     parameters: {
       query?: never;
@@ -1536,6 +3437,12 @@ export interface operations {
                   | "release.requested"
                   | "release.approved"
                   | "release.rejected"
+                  | "evaluation.completed"
+                  | "include.outdated"
+                  | "rollout.advanced"
+                  | "rollout.aborted"
+                  | "rollout.completed"
+                  | "label.requirement_changed"
                 )[];
                 /** @description Whether events are queued and sent */
                 enabled: boolean;
@@ -1573,7 +3480,7 @@ export interface operations {
         "application/json": {
           /** @description Where events are POSTed: an http:// or https:// URL without credentials, at most 2048 characters. Private, loopback and link-local addresses are refused unless the server allows them. */
           url: string;
-          /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted, prompt.label_moved, prompt.label_removed, prompt.rollout_changed, release.requested, release.approved, release.rejected */
+          /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted, prompt.label_moved, prompt.label_removed, prompt.rollout_changed, release.requested, release.approved, release.rejected, evaluation.completed, include.outdated, rollout.advanced, rollout.aborted, rollout.completed, label.requirement_changed */
           events: (
             | "prompt.created"
             | "prompt.version_saved"
@@ -1585,6 +3492,12 @@ export interface operations {
             | "release.requested"
             | "release.approved"
             | "release.rejected"
+            | "evaluation.completed"
+            | "include.outdated"
+            | "rollout.advanced"
+            | "rollout.aborted"
+            | "rollout.completed"
+            | "label.requirement_changed"
           )[];
           /** @description A note for people: what receives these events, up to 500 characters */
           description?: string;
@@ -1622,6 +3535,12 @@ export interface operations {
                 | "release.requested"
                 | "release.approved"
                 | "release.rejected"
+                | "evaluation.completed"
+                | "include.outdated"
+                | "rollout.advanced"
+                | "rollout.aborted"
+                | "rollout.completed"
+                | "label.requirement_changed"
               )[];
               /** @description Whether events are queued and sent */
               enabled: boolean;
@@ -1691,6 +3610,12 @@ export interface operations {
                 | "release.requested"
                 | "release.approved"
                 | "release.rejected"
+                | "evaluation.completed"
+                | "include.outdated"
+                | "rollout.advanced"
+                | "rollout.aborted"
+                | "rollout.completed"
+                | "label.requirement_changed"
               )[];
               /** @description Whether events are queued and sent */
               enabled: boolean;
@@ -1770,7 +3695,7 @@ export interface operations {
         "application/json": {
           /** @description Where events are POSTed: an http:// or https:// URL without credentials, at most 2048 characters. Private, loopback and link-local addresses are refused unless the server allows them. */
           url?: string;
-          /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted, prompt.label_moved, prompt.label_removed, prompt.rollout_changed, release.requested, release.approved, release.rejected */
+          /** @description The event types sent to this endpoint: any of prompt.created, prompt.version_saved, prompt.published, prompt.deleted, prompt.label_moved, prompt.label_removed, prompt.rollout_changed, release.requested, release.approved, release.rejected, evaluation.completed, include.outdated, rollout.advanced, rollout.aborted, rollout.completed, label.requirement_changed */
           events?: (
             | "prompt.created"
             | "prompt.version_saved"
@@ -1782,6 +3707,12 @@ export interface operations {
             | "release.requested"
             | "release.approved"
             | "release.rejected"
+            | "evaluation.completed"
+            | "include.outdated"
+            | "rollout.advanced"
+            | "rollout.aborted"
+            | "rollout.completed"
+            | "label.requirement_changed"
           )[];
           /** @description A note for people: what receives these events, up to 500 characters */
           description?: string;
@@ -1819,6 +3750,12 @@ export interface operations {
                 | "release.requested"
                 | "release.approved"
                 | "release.rejected"
+                | "evaluation.completed"
+                | "include.outdated"
+                | "rollout.advanced"
+                | "rollout.aborted"
+                | "rollout.completed"
+                | "label.requirement_changed"
               )[];
               /** @description Whether events are queued and sent */
               enabled: boolean;
@@ -1891,6 +3828,12 @@ export interface operations {
                 | "release.requested"
                 | "release.approved"
                 | "release.rejected"
+                | "evaluation.completed"
+                | "include.outdated"
+                | "rollout.advanced"
+                | "rollout.aborted"
+                | "rollout.completed"
+                | "label.requirement_changed"
               )[];
               /** @description Whether events are queued and sent */
               enabled: boolean;
@@ -1967,8 +3910,14 @@ export interface operations {
                   | "prompt.rollout_changed"
                   | "release.requested"
                   | "release.approved"
-                  | "release.rejected";
-                /** @description The prompt the event is about */
+                  | "release.rejected"
+                  | "evaluation.completed"
+                  | "include.outdated"
+                  | "rollout.advanced"
+                  | "rollout.aborted"
+                  | "rollout.completed"
+                  | "label.requirement_changed";
+                /** @description The prompt the event is about; "" for an event about the project (label.requirement_changed) */
                 prompt_id: string;
                 /**
                  * @description pending (to be attempted), delivered (a 2xx answer) or failed (for good)
@@ -2056,7 +4005,24 @@ export interface operations {
                   | "invitation.revoked"
                   | "invitation.accepted"
                   | "app.connected"
-                  | "app.revoked";
+                  | "app.revoked"
+                  | "evaluation.started"
+                  | "evaluation.stopped"
+                  | "label.requirement_changed"
+                  | "gate.passed"
+                  | "gate.refused"
+                  | "evaluation.defaults_saved"
+                  | "dataset.created"
+                  | "dataset.version_created"
+                  | "dataset.head_moved"
+                  | "dataset.updated"
+                  | "dataset.deleted"
+                  | "rollout.started"
+                  | "rollout.paused"
+                  | "rollout.resumed"
+                  | "rollout.advanced"
+                  | "rollout.aborted"
+                  | "rollout.completed";
                 /** @description The prompt id, the key id, the organization id (plan.changed), or <client name> (<grant id>) (app.*) */
                 target: string;
                 /** @description What the action moved from: a version hash (prompts), a key's or a grant's scope, a plan */
@@ -2742,6 +4708,3238 @@ export interface operations {
       429: components["responses"]["Error429"];
     };
   };
+  listDatasets: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              datasets: {
+                id: string;
+                name: string;
+                description: string | null;
+                /** @description The head: the newest version */
+                version: string;
+                /** @description Cases in the head */
+                cases: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                updated_at: string;
+              }[];
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  createDataset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Unique in the project */
+          name: string;
+          /** @description What the dataset is for */
+          description?: string;
+          /** @description The first version's cases, in order (may be empty) */
+          cases?: {
+            vars?: {
+              [key: string]: string;
+            };
+            messages?: (
+              | {
+                  /** @constant */
+                  role: "user";
+                  content: string;
+                }
+              | {
+                  /** @constant */
+                  role: "assistant";
+                  content: string | null;
+                  tool_calls?: {
+                    id: string;
+                    /** @constant */
+                    type: "function";
+                    function: {
+                      name: string;
+                      arguments: string;
+                    };
+                  }[];
+                }
+              | {
+                  /** @constant */
+                  role: "tool";
+                  tool_call_id: string;
+                  content: string;
+                }
+            )[];
+            expected?: string;
+            tags?: string[];
+          }[];
+          /** @description A prompt whose saved examples become the cases: variables, messages, good answer as expected */
+          from_examples?: string;
+          /** @description A change note kept with the version */
+          message?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              name: string;
+              version: string;
+              cases: number;
+              /** @description With from_examples: how many saved examples the prompt had */
+              examples?: number;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  getDataset: {
+    parameters: {
+      query?: {
+        version?: string;
+      };
+      header?: never;
+      path: {
+        /** @description A dataset's id (ds_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              /** @description SHA-256 of the canonical JSON array of its cases */
+              version: string;
+              cases: number;
+              /** @description The version it was made from; null for the first */
+              parent: string | null;
+              message: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              saved_at: string;
+              /** @description user:<e-mail> or key:<key prefix>; a read key sees user without the e-mail */
+              saved_by: string | null;
+              id: string;
+              name: string;
+              description: string | null;
+              /** @description The newest version (the one read unless `version` was given) */
+              head: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  replaceDatasetCases: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A dataset's id (ds_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          cases: {
+            vars?: {
+              [key: string]: string;
+            };
+            messages?: (
+              | {
+                  /** @constant */
+                  role: "user";
+                  content: string;
+                }
+              | {
+                  /** @constant */
+                  role: "assistant";
+                  content: string | null;
+                  tool_calls?: {
+                    id: string;
+                    /** @constant */
+                    type: "function";
+                    function: {
+                      name: string;
+                      arguments: string;
+                    };
+                  }[];
+                }
+              | {
+                  /** @constant */
+                  role: "tool";
+                  tool_call_id: string;
+                  content: string;
+                }
+            )[];
+            expected?: string;
+            tags?: string[];
+          }[];
+          /** @description A change note kept with the version */
+          message?: string;
+          /** @description The head this change started from; if the head has moved since, the change is refused (409) */
+          base?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @description The head now */
+              version: string;
+              /** @description false when a version with exactly these cases existed: none was made */
+              created: boolean;
+              cases: number;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  deleteDataset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A dataset's id (ds_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @constant */
+              deleted: true;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  updateDataset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A dataset's id (ds_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              name: string;
+              description: string | null;
+              /** @description The head: the newest version */
+              version: string;
+              /** @description Cases in the head */
+              cases: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              updated_at: string;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listDatasetVersions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A dataset's id (ds_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              head: string;
+              versions: {
+                /** @description SHA-256 of the canonical JSON array of its cases */
+                version: string;
+                cases: number;
+                /** @description The version it was made from; null for the first */
+                parent: string | null;
+                message: string | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                saved_at: string;
+                /** @description user:<e-mail> or key:<key prefix>; a read key sees user without the e-mail */
+                saved_by: string | null;
+              }[];
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listDatasetCases: {
+    parameters: {
+      query?: {
+        version?: string;
+        after?: number;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description A dataset's id (ds_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              version: string;
+              cases: {
+                position: number;
+                /** @description SHA-256 of the case's canonical JSON: the same in every version holding it unchanged */
+                id: string;
+                /** @description A case as stored: vars always, the optional fields only when given */
+                case: {
+                  vars: {
+                    [key: string]: string;
+                  };
+                  messages?: (
+                    | {
+                        /** @constant */
+                        role: "user";
+                        content: string;
+                      }
+                    | {
+                        /** @constant */
+                        role: "assistant";
+                        content: string | null;
+                        tool_calls?: {
+                          id: string;
+                          /** @constant */
+                          type: "function";
+                          function: {
+                            name: string;
+                            arguments: string;
+                          };
+                        }[];
+                      }
+                    | {
+                        /** @constant */
+                        role: "tool";
+                        tool_call_id: string;
+                        content: string;
+                      }
+                  )[];
+                  expected?: string;
+                  /** @description Sorted, each once */
+                  tags?: string[];
+                };
+              }[];
+              /** @description The `after` of the next page; null on the last */
+              next_after: number | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  appendDatasetCases: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description A dataset's id (ds_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          cases: {
+            vars?: {
+              [key: string]: string;
+            };
+            messages?: (
+              | {
+                  /** @constant */
+                  role: "user";
+                  content: string;
+                }
+              | {
+                  /** @constant */
+                  role: "assistant";
+                  content: string | null;
+                  tool_calls?: {
+                    id: string;
+                    /** @constant */
+                    type: "function";
+                    function: {
+                      name: string;
+                      arguments: string;
+                    };
+                  }[];
+                }
+              | {
+                  /** @constant */
+                  role: "tool";
+                  tool_call_id: string;
+                  content: string;
+                }
+            )[];
+            expected?: string;
+            tags?: string[];
+          }[];
+          /** @description A change note kept with the version */
+          message?: string;
+          /** @description The head this change started from; if the head has moved since, the change is refused (409) */
+          base?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @description The head now */
+              version: string;
+              /** @description false when a version with exactly these cases existed: none was made */
+              created: boolean;
+              cases: number;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listEvaluations: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              evaluations: {
+                id: string;
+                prompt_id: string;
+                /** @enum {string} */
+                status: "running" | "done" | "failed" | "stopped";
+                /** @description Every answer and verdict was already kept: nothing was sent to the provider */
+                reused: boolean;
+                /** @description The earlier evaluation of the same content, when reused */
+                reused_from: string | null;
+                dataset: {
+                  id: string;
+                  version: string;
+                  cases: number;
+                };
+                checks_hash: string;
+                checks: (
+                  | {
+                      /** @constant */
+                      type: "equals";
+                      name?: string;
+                      value: string;
+                      trim?: boolean;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "contains";
+                      name?: string;
+                      value: string;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "not_contains";
+                      name?: string;
+                      value: string;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "regex";
+                      name?: string;
+                      pattern: string;
+                      flags?: string;
+                    }
+                  | {
+                      /** @constant */
+                      type: "json";
+                      name?: string;
+                    }
+                  | {
+                      /** @constant */
+                      type: "json_schema";
+                      name?: string;
+                      schema?: {
+                        [key: string]: unknown;
+                      };
+                    }
+                  | {
+                      /** @constant */
+                      type: "tool_call";
+                      name?: string;
+                      function: string;
+                      arguments?: {
+                        [key: string]: unknown;
+                      };
+                    }
+                  | {
+                      /** @constant */
+                      type: "max_chars";
+                      name?: string;
+                      value: number;
+                    }
+                  | {
+                      /** @constant */
+                      type: "expected";
+                      name?: string;
+                      trim?: boolean;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "judge";
+                      name?: string;
+                      /** @description The prompt's id: a slug unique in the project */
+                      prompt: string;
+                      /** @description The judge prompt's version, pinned when the evaluation started */
+                      version: string;
+                      pass_score?: number;
+                      /** @description The model the judge runs on */
+                      model: string;
+                    }
+                  | {
+                      /** @constant */
+                      type: "webhook";
+                      name?: string;
+                      endpoint: string;
+                      /** @description The endpoint's URL when the evaluation started */
+                      url: string;
+                    }
+                )[];
+                check_names: string[];
+                connection: string;
+                concurrency: number;
+                progress: {
+                  done: number;
+                  total: number;
+                };
+                versions: {
+                  /** @description The version as it was named: a reference, or draft */
+                  ref: string;
+                  version: string;
+                  draft: boolean;
+                  /** @description The effective model settings: the version's, the request's model on top */
+                  model: {
+                    /** @description The model */
+                    name?: string;
+                    temperature?: number;
+                    top_p?: number;
+                    max_output_tokens?: number;
+                    stop?: string[];
+                    /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                    response_format?:
+                      | {
+                          /** @constant */
+                          type: "text";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_object";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_schema";
+                          json_schema: {
+                            name: string;
+                            /** @description The JSON Schema the answer must follow */
+                            schema: {
+                              [key: string]: unknown;
+                            };
+                            strict?: boolean;
+                          };
+                        };
+                    /** @description Provider-specific parameters, sent as they are */
+                    extra?: {
+                      [key: string]: unknown;
+                    };
+                  };
+                  /** @description The run settings' hash (connection, guard, model): part of the content kept */
+                  settings_hash: string;
+                  passed: number;
+                  failed: number;
+                  errored: number;
+                  /** @description Cases not judged (while running, or left by a stop) */
+                  pending: number;
+                  /** @description passed / (passed + failed + errored); null before any case is judged */
+                  pass_rate: number | null;
+                  /** @description Per check name, the mean score over the cases it judged; null when it judged none */
+                  scores: {
+                    [key: string]: number | null;
+                  };
+                  /** @description Per check name, the share of judged cases (errored included) on which it passed; null before any */
+                  check_pass_rates: {
+                    [key: string]: number | null;
+                  };
+                  tokens: {
+                    input: number;
+                    output: number;
+                  };
+                  latency_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                }[];
+                /** @description Against the first version (two versions or more) */
+                compare: {
+                  regressions: number;
+                  improvements: number;
+                } | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                created_at: string;
+                created_by: string | null;
+                finished_at: string | null;
+                /** @description Why it failed, when it did */
+                reason: string | null;
+                /** @description Run for this label's required evaluation; null otherwise */
+                required_by: string | null;
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  startEvaluation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          versions: (
+            | string
+            | {
+                draft: {
+                  /** @description Content form 1: the ordered sections, 1 to 100; the full content of the version */
+                  sections?: {
+                    /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
+                    title: string;
+                    /** @description The section's text; {{ name }} marks a variable the caller fills in. At most the server's PROMPTSTORE_MAX_SECTION_CHARS characters (1 000 000 unless configured). */
+                    content: string;
+                    /** @description Disabled sections are stored and hashed but never assembled. Default true. */
+                    enabled?: boolean;
+                  }[];
+                  /** @description Content form 2: every level-1 heading (# Title) starts a section. At most as many characters as the server's PROMPTSTORE_MAX_BODY_BYTES (4 194 304 unless configured). */
+                  markdown?: string;
+                  /** @description Function-calling tools in the chat-completions format; absent means none */
+                  tools?: {
+                    /**
+                     * @description Always "function"
+                     * @constant
+                     */
+                    type: "function";
+                    /** @description The function the model may call */
+                    function: {
+                      /** @description The function's name, unique among the prompt's tools */
+                      name: string;
+                      /** @description What the function does, for the model */
+                      description?: string;
+                      /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+                      parameters: {
+                        /** @constant */
+                        type: "object";
+                        properties?: {
+                          [key: string]: unknown;
+                        };
+                        required?: string[];
+                      } & {
+                        [key: string]: unknown;
+                      };
+                    };
+                  }[];
+                  model?: {
+                    /** @description The model */
+                    name?: string;
+                    temperature?: number;
+                    top_p?: number;
+                    max_output_tokens?: number;
+                    stop?: string[];
+                    /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                    response_format?:
+                      | {
+                          /** @constant */
+                          type: "text";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_object";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_schema";
+                          json_schema: {
+                            name: string;
+                            /** @description The JSON Schema the answer must follow */
+                            schema: {
+                              [key: string]: unknown;
+                            };
+                            strict?: boolean;
+                          };
+                        };
+                    /** @description Provider-specific parameters, sent as they are */
+                    extra?: {
+                      [key: string]: unknown;
+                    };
+                  };
+                  /** @description Pins to keep: an include's reference (as in a read's includes[].include) to the full hash of the version it is to take. Includes not named here take what their pointer (production by default) names at the save. */
+                  includes?: {
+                    [key: string]: string;
+                  };
+                };
+              }
+          )[];
+          dataset: string;
+          checks: (
+            | {
+                /** @constant */
+                type: "equals";
+                name?: string;
+                value: string;
+                trim?: boolean;
+                case_insensitive?: boolean;
+              }
+            | {
+                /** @constant */
+                type: "contains";
+                name?: string;
+                value: string;
+                case_insensitive?: boolean;
+              }
+            | {
+                /** @constant */
+                type: "not_contains";
+                name?: string;
+                value: string;
+                case_insensitive?: boolean;
+              }
+            | {
+                /** @constant */
+                type: "regex";
+                name?: string;
+                pattern: string;
+                flags?: string;
+              }
+            | {
+                /** @constant */
+                type: "json";
+                name?: string;
+              }
+            | {
+                /** @constant */
+                type: "json_schema";
+                name?: string;
+                schema?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                /** @constant */
+                type: "tool_call";
+                name?: string;
+                function: string;
+                arguments?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                /** @constant */
+                type: "max_chars";
+                name?: string;
+                value: number;
+              }
+            | {
+                /** @constant */
+                type: "expected";
+                name?: string;
+                trim?: boolean;
+                case_insensitive?: boolean;
+              }
+            | {
+                /** @constant */
+                type: "judge";
+                name?: string;
+                /** @description The prompt's id: a slug unique in the project */
+                prompt: string;
+                /** @description production, latest, a label (docs/releases.md), a full version hash, or a unique prefix of 7+ characters */
+                version?: string;
+                pass_score?: number;
+              }
+            | {
+                /** @constant */
+                type: "webhook";
+                name?: string;
+                endpoint: string;
+              }
+          )[];
+          connection: string;
+          model?: {
+            /** @description The model */
+            name?: string;
+            temperature?: number;
+            top_p?: number;
+            max_output_tokens?: number;
+            stop?: string[];
+            /** @description text, json_object, or json_schema with { name, schema, strict? } */
+            response_format?:
+              | {
+                  /** @constant */
+                  type: "text";
+                }
+              | {
+                  /** @constant */
+                  type: "json_object";
+                }
+              | {
+                  /** @constant */
+                  type: "json_schema";
+                  json_schema: {
+                    name: string;
+                    /** @description The JSON Schema the answer must follow */
+                    schema: {
+                      [key: string]: unknown;
+                    };
+                    strict?: boolean;
+                  };
+                };
+            /** @description Provider-specific parameters, sent as they are */
+            extra?: {
+              [key: string]: unknown;
+            };
+          };
+          guard?: boolean;
+          concurrency?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Reused: done at once, nothing sent to the provider (reused: true) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              prompt_id: string;
+              /** @enum {string} */
+              status: "running" | "done" | "failed" | "stopped";
+              /** @description Every answer and verdict was already kept: nothing was sent to the provider */
+              reused: boolean;
+              /** @description The earlier evaluation of the same content, when reused */
+              reused_from: string | null;
+              dataset: {
+                id: string;
+                version: string;
+                cases: number;
+              };
+              checks_hash: string;
+              checks: (
+                | {
+                    /** @constant */
+                    type: "equals";
+                    name?: string;
+                    value: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "not_contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "regex";
+                    name?: string;
+                    pattern: string;
+                    flags?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json";
+                    name?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json_schema";
+                    name?: string;
+                    schema?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "tool_call";
+                    name?: string;
+                    function: string;
+                    arguments?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "max_chars";
+                    name?: string;
+                    value: number;
+                  }
+                | {
+                    /** @constant */
+                    type: "expected";
+                    name?: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "judge";
+                    name?: string;
+                    /** @description The prompt's id: a slug unique in the project */
+                    prompt: string;
+                    /** @description The judge prompt's version, pinned when the evaluation started */
+                    version: string;
+                    pass_score?: number;
+                    /** @description The model the judge runs on */
+                    model: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "webhook";
+                    name?: string;
+                    endpoint: string;
+                    /** @description The endpoint's URL when the evaluation started */
+                    url: string;
+                  }
+              )[];
+              check_names: string[];
+              connection: string;
+              concurrency: number;
+              progress: {
+                done: number;
+                total: number;
+              };
+              versions: {
+                /** @description The version as it was named: a reference, or draft */
+                ref: string;
+                version: string;
+                draft: boolean;
+                /** @description The effective model settings: the version's, the request's model on top */
+                model: {
+                  /** @description The model */
+                  name?: string;
+                  temperature?: number;
+                  top_p?: number;
+                  max_output_tokens?: number;
+                  stop?: string[];
+                  /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                  response_format?:
+                    | {
+                        /** @constant */
+                        type: "text";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_object";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_schema";
+                        json_schema: {
+                          name: string;
+                          /** @description The JSON Schema the answer must follow */
+                          schema: {
+                            [key: string]: unknown;
+                          };
+                          strict?: boolean;
+                        };
+                      };
+                  /** @description Provider-specific parameters, sent as they are */
+                  extra?: {
+                    [key: string]: unknown;
+                  };
+                };
+                /** @description The run settings' hash (connection, guard, model): part of the content kept */
+                settings_hash: string;
+                passed: number;
+                failed: number;
+                errored: number;
+                /** @description Cases not judged (while running, or left by a stop) */
+                pending: number;
+                /** @description passed / (passed + failed + errored); null before any case is judged */
+                pass_rate: number | null;
+                /** @description Per check name, the mean score over the cases it judged; null when it judged none */
+                scores: {
+                  [key: string]: number | null;
+                };
+                /** @description Per check name, the share of judged cases (errored included) on which it passed; null before any */
+                check_pass_rates: {
+                  [key: string]: number | null;
+                };
+                tokens: {
+                  input: number;
+                  output: number;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+              }[];
+              /** @description Against the first version (two versions or more) */
+              compare: {
+                regressions: number;
+                improvements: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              created_by: string | null;
+              finished_at: string | null;
+              /** @description Why it failed, when it did */
+              reason: string | null;
+              /** @description Run for this label's required evaluation; null otherwise */
+              required_by: string | null;
+            };
+          };
+        };
+      };
+      /** @description Started: it runs on (status running) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              prompt_id: string;
+              /** @enum {string} */
+              status: "running" | "done" | "failed" | "stopped";
+              /** @description Every answer and verdict was already kept: nothing was sent to the provider */
+              reused: boolean;
+              /** @description The earlier evaluation of the same content, when reused */
+              reused_from: string | null;
+              dataset: {
+                id: string;
+                version: string;
+                cases: number;
+              };
+              checks_hash: string;
+              checks: (
+                | {
+                    /** @constant */
+                    type: "equals";
+                    name?: string;
+                    value: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "not_contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "regex";
+                    name?: string;
+                    pattern: string;
+                    flags?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json";
+                    name?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json_schema";
+                    name?: string;
+                    schema?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "tool_call";
+                    name?: string;
+                    function: string;
+                    arguments?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "max_chars";
+                    name?: string;
+                    value: number;
+                  }
+                | {
+                    /** @constant */
+                    type: "expected";
+                    name?: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "judge";
+                    name?: string;
+                    /** @description The prompt's id: a slug unique in the project */
+                    prompt: string;
+                    /** @description The judge prompt's version, pinned when the evaluation started */
+                    version: string;
+                    pass_score?: number;
+                    /** @description The model the judge runs on */
+                    model: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "webhook";
+                    name?: string;
+                    endpoint: string;
+                    /** @description The endpoint's URL when the evaluation started */
+                    url: string;
+                  }
+              )[];
+              check_names: string[];
+              connection: string;
+              concurrency: number;
+              progress: {
+                done: number;
+                total: number;
+              };
+              versions: {
+                /** @description The version as it was named: a reference, or draft */
+                ref: string;
+                version: string;
+                draft: boolean;
+                /** @description The effective model settings: the version's, the request's model on top */
+                model: {
+                  /** @description The model */
+                  name?: string;
+                  temperature?: number;
+                  top_p?: number;
+                  max_output_tokens?: number;
+                  stop?: string[];
+                  /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                  response_format?:
+                    | {
+                        /** @constant */
+                        type: "text";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_object";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_schema";
+                        json_schema: {
+                          name: string;
+                          /** @description The JSON Schema the answer must follow */
+                          schema: {
+                            [key: string]: unknown;
+                          };
+                          strict?: boolean;
+                        };
+                      };
+                  /** @description Provider-specific parameters, sent as they are */
+                  extra?: {
+                    [key: string]: unknown;
+                  };
+                };
+                /** @description The run settings' hash (connection, guard, model): part of the content kept */
+                settings_hash: string;
+                passed: number;
+                failed: number;
+                errored: number;
+                /** @description Cases not judged (while running, or left by a stop) */
+                pending: number;
+                /** @description passed / (passed + failed + errored); null before any case is judged */
+                pass_rate: number | null;
+                /** @description Per check name, the mean score over the cases it judged; null when it judged none */
+                scores: {
+                  [key: string]: number | null;
+                };
+                /** @description Per check name, the share of judged cases (errored included) on which it passed; null before any */
+                check_pass_rates: {
+                  [key: string]: number | null;
+                };
+                tokens: {
+                  input: number;
+                  output: number;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+              }[];
+              /** @description Against the first version (two versions or more) */
+              compare: {
+                regressions: number;
+                improvements: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              created_by: string | null;
+              finished_at: string | null;
+              /** @description Why it failed, when it did */
+              reason: string | null;
+              /** @description Run for this label's required evaluation; null otherwise */
+              required_by: string | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  getEvaluation: {
+    parameters: {
+      query?: {
+        after?: number;
+        limit?: number;
+        only?: "all" | "regression" | "improvement" | "errored" | "failed" | "passed" | "pending" | "changed";
+      };
+      header?: never;
+      path: {
+        /** @description An evaluation's id (ev_…) */
+        evaluationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              prompt_id: string;
+              /** @enum {string} */
+              status: "running" | "done" | "failed" | "stopped";
+              /** @description Every answer and verdict was already kept: nothing was sent to the provider */
+              reused: boolean;
+              /** @description The earlier evaluation of the same content, when reused */
+              reused_from: string | null;
+              dataset: {
+                id: string;
+                version: string;
+                cases: number;
+              };
+              checks_hash: string;
+              checks: (
+                | {
+                    /** @constant */
+                    type: "equals";
+                    name?: string;
+                    value: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "not_contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "regex";
+                    name?: string;
+                    pattern: string;
+                    flags?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json";
+                    name?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json_schema";
+                    name?: string;
+                    schema?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "tool_call";
+                    name?: string;
+                    function: string;
+                    arguments?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "max_chars";
+                    name?: string;
+                    value: number;
+                  }
+                | {
+                    /** @constant */
+                    type: "expected";
+                    name?: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "judge";
+                    name?: string;
+                    /** @description The prompt's id: a slug unique in the project */
+                    prompt: string;
+                    /** @description The judge prompt's version, pinned when the evaluation started */
+                    version: string;
+                    pass_score?: number;
+                    /** @description The model the judge runs on */
+                    model: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "webhook";
+                    name?: string;
+                    endpoint: string;
+                    /** @description The endpoint's URL when the evaluation started */
+                    url: string;
+                  }
+              )[];
+              check_names: string[];
+              connection: string;
+              concurrency: number;
+              progress: {
+                done: number;
+                total: number;
+              };
+              versions: {
+                /** @description The version as it was named: a reference, or draft */
+                ref: string;
+                version: string;
+                draft: boolean;
+                /** @description The effective model settings: the version's, the request's model on top */
+                model: {
+                  /** @description The model */
+                  name?: string;
+                  temperature?: number;
+                  top_p?: number;
+                  max_output_tokens?: number;
+                  stop?: string[];
+                  /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                  response_format?:
+                    | {
+                        /** @constant */
+                        type: "text";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_object";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_schema";
+                        json_schema: {
+                          name: string;
+                          /** @description The JSON Schema the answer must follow */
+                          schema: {
+                            [key: string]: unknown;
+                          };
+                          strict?: boolean;
+                        };
+                      };
+                  /** @description Provider-specific parameters, sent as they are */
+                  extra?: {
+                    [key: string]: unknown;
+                  };
+                };
+                /** @description The run settings' hash (connection, guard, model): part of the content kept */
+                settings_hash: string;
+                passed: number;
+                failed: number;
+                errored: number;
+                /** @description Cases not judged (while running, or left by a stop) */
+                pending: number;
+                /** @description passed / (passed + failed + errored); null before any case is judged */
+                pass_rate: number | null;
+                /** @description Per check name, the mean score over the cases it judged; null when it judged none */
+                scores: {
+                  [key: string]: number | null;
+                };
+                /** @description Per check name, the share of judged cases (errored included) on which it passed; null before any */
+                check_pass_rates: {
+                  [key: string]: number | null;
+                };
+                tokens: {
+                  input: number;
+                  output: number;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+              }[];
+              /** @description Against the first version (two versions or more) */
+              compare: {
+                regressions: number;
+                improvements: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              created_by: string | null;
+              finished_at: string | null;
+              /** @description Why it failed, when it did */
+              reason: string | null;
+              /** @description Run for this label's required evaluation; null otherwise */
+              required_by: string | null;
+              /** @description The first page of cases (after, limit and only as for /cases) */
+              cases: {
+                items: {
+                  position: number;
+                  case_id: string;
+                  case: {
+                    vars: {
+                      [key: string]: string;
+                    };
+                    messages?: (
+                      | {
+                          /** @constant */
+                          role: "user";
+                          content: string;
+                        }
+                      | {
+                          /** @constant */
+                          role: "assistant";
+                          content: string | null;
+                          tool_calls?: {
+                            id: string;
+                            /** @constant */
+                            type: "function";
+                            function: {
+                              name: string;
+                              arguments: string;
+                            };
+                          }[];
+                        }
+                      | {
+                          /** @constant */
+                          role: "tool";
+                          tool_call_id: string;
+                          content: string;
+                        }
+                    )[];
+                    expected?: string;
+                    tags?: string[];
+                  };
+                  /**
+                   * @description How the case fares against the first version
+                   * @enum {string}
+                   */
+                  class: "regression" | "improvement" | "errored" | "failed" | "passed" | "pending";
+                  /** @description One per version, in the evaluation's order */
+                  results: {
+                    version: string;
+                    /** @enum {string} */
+                    state: "passed" | "failed" | "errored" | "pending";
+                    answer: {
+                      /** @constant */
+                      role: "assistant";
+                      content: string | null;
+                      tool_calls?: {
+                        id: string;
+                        /** @constant */
+                        type: "function";
+                        function: {
+                          name: string;
+                          arguments: string;
+                        };
+                      }[];
+                    } | null;
+                    verdicts: {
+                      name: string;
+                      /** @description null when the check could not decide (an error) */
+                      pass: boolean | null;
+                      score: number | null;
+                      reason: string;
+                    }[];
+                    error: {
+                      code: string;
+                      message: string;
+                    } | null;
+                    latency_ms: number | null;
+                    tokens: {
+                      input: number;
+                      output: number;
+                    } | null;
+                  }[];
+                }[];
+                /** @description The `after` of the next page; null on the last */
+                next: number | null;
+              };
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listEvaluationCases: {
+    parameters: {
+      query?: {
+        after?: number;
+        limit?: number;
+        only?: "all" | "regression" | "improvement" | "errored" | "failed" | "passed" | "pending" | "changed";
+      };
+      header?: never;
+      path: {
+        /** @description An evaluation's id (ev_…) */
+        evaluationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              items: {
+                position: number;
+                case_id: string;
+                case: {
+                  vars: {
+                    [key: string]: string;
+                  };
+                  messages?: (
+                    | {
+                        /** @constant */
+                        role: "user";
+                        content: string;
+                      }
+                    | {
+                        /** @constant */
+                        role: "assistant";
+                        content: string | null;
+                        tool_calls?: {
+                          id: string;
+                          /** @constant */
+                          type: "function";
+                          function: {
+                            name: string;
+                            arguments: string;
+                          };
+                        }[];
+                      }
+                    | {
+                        /** @constant */
+                        role: "tool";
+                        tool_call_id: string;
+                        content: string;
+                      }
+                  )[];
+                  expected?: string;
+                  tags?: string[];
+                };
+                /**
+                 * @description How the case fares against the first version
+                 * @enum {string}
+                 */
+                class: "regression" | "improvement" | "errored" | "failed" | "passed" | "pending";
+                /** @description One per version, in the evaluation's order */
+                results: {
+                  version: string;
+                  /** @enum {string} */
+                  state: "passed" | "failed" | "errored" | "pending";
+                  answer: {
+                    /** @constant */
+                    role: "assistant";
+                    content: string | null;
+                    tool_calls?: {
+                      id: string;
+                      /** @constant */
+                      type: "function";
+                      function: {
+                        name: string;
+                        arguments: string;
+                      };
+                    }[];
+                  } | null;
+                  verdicts: {
+                    name: string;
+                    /** @description null when the check could not decide (an error) */
+                    pass: boolean | null;
+                    score: number | null;
+                    reason: string;
+                  }[];
+                  error: {
+                    code: string;
+                    message: string;
+                  } | null;
+                  latency_ms: number | null;
+                  tokens: {
+                    input: number;
+                    output: number;
+                  } | null;
+                }[];
+              }[];
+              /** @description The `after` of the next page; null on the last */
+              next: number | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  runRequiredEvaluation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The prompt id (slug) */
+        id: string;
+        /** @description A label's name (docs/releases.md) */
+        label: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description production, latest, a label (docs/releases.md), a full version hash, or a unique prefix of 7+ characters */
+          version?: string;
+          draft?: {
+            /** @description Content form 1: the ordered sections, 1 to 100; the full content of the version */
+            sections?: {
+              /** @description The section's title: its XML-style tag in the assembled text (Output Format → <Output_Format>) */
+              title: string;
+              /** @description The section's text; {{ name }} marks a variable the caller fills in. At most the server's PROMPTSTORE_MAX_SECTION_CHARS characters (1 000 000 unless configured). */
+              content: string;
+              /** @description Disabled sections are stored and hashed but never assembled. Default true. */
+              enabled?: boolean;
+            }[];
+            /** @description Content form 2: every level-1 heading (# Title) starts a section. At most as many characters as the server's PROMPTSTORE_MAX_BODY_BYTES (4 194 304 unless configured). */
+            markdown?: string;
+            /** @description Function-calling tools in the chat-completions format; absent means none */
+            tools?: {
+              /**
+               * @description Always "function"
+               * @constant
+               */
+              type: "function";
+              /** @description The function the model may call */
+              function: {
+                /** @description The function's name, unique among the prompt's tools */
+                name: string;
+                /** @description What the function does, for the model */
+                description?: string;
+                /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+                parameters: {
+                  /** @constant */
+                  type: "object";
+                  properties?: {
+                    [key: string]: unknown;
+                  };
+                  required?: string[];
+                } & {
+                  [key: string]: unknown;
+                };
+              };
+            }[];
+            model?: {
+              /** @description The model */
+              name?: string;
+              temperature?: number;
+              top_p?: number;
+              max_output_tokens?: number;
+              stop?: string[];
+              /** @description text, json_object, or json_schema with { name, schema, strict? } */
+              response_format?:
+                | {
+                    /** @constant */
+                    type: "text";
+                  }
+                | {
+                    /** @constant */
+                    type: "json_object";
+                  }
+                | {
+                    /** @constant */
+                    type: "json_schema";
+                    json_schema: {
+                      name: string;
+                      /** @description The JSON Schema the answer must follow */
+                      schema: {
+                        [key: string]: unknown;
+                      };
+                      strict?: boolean;
+                    };
+                  };
+              /** @description Provider-specific parameters, sent as they are */
+              extra?: {
+                [key: string]: unknown;
+              };
+            };
+            /** @description Pins to keep: an include's reference (as in a read's includes[].include) to the full hash of the version it is to take. Includes not named here take what their pointer (production by default) names at the save. */
+            includes?: {
+              [key: string]: string;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Reused: done at once, nothing sent to the provider (reused: true) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              prompt_id: string;
+              /** @enum {string} */
+              status: "running" | "done" | "failed" | "stopped";
+              /** @description Every answer and verdict was already kept: nothing was sent to the provider */
+              reused: boolean;
+              /** @description The earlier evaluation of the same content, when reused */
+              reused_from: string | null;
+              dataset: {
+                id: string;
+                version: string;
+                cases: number;
+              };
+              checks_hash: string;
+              checks: (
+                | {
+                    /** @constant */
+                    type: "equals";
+                    name?: string;
+                    value: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "not_contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "regex";
+                    name?: string;
+                    pattern: string;
+                    flags?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json";
+                    name?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json_schema";
+                    name?: string;
+                    schema?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "tool_call";
+                    name?: string;
+                    function: string;
+                    arguments?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "max_chars";
+                    name?: string;
+                    value: number;
+                  }
+                | {
+                    /** @constant */
+                    type: "expected";
+                    name?: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "judge";
+                    name?: string;
+                    /** @description The prompt's id: a slug unique in the project */
+                    prompt: string;
+                    /** @description The judge prompt's version, pinned when the evaluation started */
+                    version: string;
+                    pass_score?: number;
+                    /** @description The model the judge runs on */
+                    model: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "webhook";
+                    name?: string;
+                    endpoint: string;
+                    /** @description The endpoint's URL when the evaluation started */
+                    url: string;
+                  }
+              )[];
+              check_names: string[];
+              connection: string;
+              concurrency: number;
+              progress: {
+                done: number;
+                total: number;
+              };
+              versions: {
+                /** @description The version as it was named: a reference, or draft */
+                ref: string;
+                version: string;
+                draft: boolean;
+                /** @description The effective model settings: the version's, the request's model on top */
+                model: {
+                  /** @description The model */
+                  name?: string;
+                  temperature?: number;
+                  top_p?: number;
+                  max_output_tokens?: number;
+                  stop?: string[];
+                  /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                  response_format?:
+                    | {
+                        /** @constant */
+                        type: "text";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_object";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_schema";
+                        json_schema: {
+                          name: string;
+                          /** @description The JSON Schema the answer must follow */
+                          schema: {
+                            [key: string]: unknown;
+                          };
+                          strict?: boolean;
+                        };
+                      };
+                  /** @description Provider-specific parameters, sent as they are */
+                  extra?: {
+                    [key: string]: unknown;
+                  };
+                };
+                /** @description The run settings' hash (connection, guard, model): part of the content kept */
+                settings_hash: string;
+                passed: number;
+                failed: number;
+                errored: number;
+                /** @description Cases not judged (while running, or left by a stop) */
+                pending: number;
+                /** @description passed / (passed + failed + errored); null before any case is judged */
+                pass_rate: number | null;
+                /** @description Per check name, the mean score over the cases it judged; null when it judged none */
+                scores: {
+                  [key: string]: number | null;
+                };
+                /** @description Per check name, the share of judged cases (errored included) on which it passed; null before any */
+                check_pass_rates: {
+                  [key: string]: number | null;
+                };
+                tokens: {
+                  input: number;
+                  output: number;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+              }[];
+              /** @description Against the first version (two versions or more) */
+              compare: {
+                regressions: number;
+                improvements: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              created_by: string | null;
+              finished_at: string | null;
+              /** @description Why it failed, when it did */
+              reason: string | null;
+              /** @description Run for this label's required evaluation; null otherwise */
+              required_by: string | null;
+            };
+          };
+        };
+      };
+      /** @description Started: it runs on (status running) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              prompt_id: string;
+              /** @enum {string} */
+              status: "running" | "done" | "failed" | "stopped";
+              /** @description Every answer and verdict was already kept: nothing was sent to the provider */
+              reused: boolean;
+              /** @description The earlier evaluation of the same content, when reused */
+              reused_from: string | null;
+              dataset: {
+                id: string;
+                version: string;
+                cases: number;
+              };
+              checks_hash: string;
+              checks: (
+                | {
+                    /** @constant */
+                    type: "equals";
+                    name?: string;
+                    value: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "not_contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "regex";
+                    name?: string;
+                    pattern: string;
+                    flags?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json";
+                    name?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json_schema";
+                    name?: string;
+                    schema?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "tool_call";
+                    name?: string;
+                    function: string;
+                    arguments?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "max_chars";
+                    name?: string;
+                    value: number;
+                  }
+                | {
+                    /** @constant */
+                    type: "expected";
+                    name?: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "judge";
+                    name?: string;
+                    /** @description The prompt's id: a slug unique in the project */
+                    prompt: string;
+                    /** @description The judge prompt's version, pinned when the evaluation started */
+                    version: string;
+                    pass_score?: number;
+                    /** @description The model the judge runs on */
+                    model: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "webhook";
+                    name?: string;
+                    endpoint: string;
+                    /** @description The endpoint's URL when the evaluation started */
+                    url: string;
+                  }
+              )[];
+              check_names: string[];
+              connection: string;
+              concurrency: number;
+              progress: {
+                done: number;
+                total: number;
+              };
+              versions: {
+                /** @description The version as it was named: a reference, or draft */
+                ref: string;
+                version: string;
+                draft: boolean;
+                /** @description The effective model settings: the version's, the request's model on top */
+                model: {
+                  /** @description The model */
+                  name?: string;
+                  temperature?: number;
+                  top_p?: number;
+                  max_output_tokens?: number;
+                  stop?: string[];
+                  /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                  response_format?:
+                    | {
+                        /** @constant */
+                        type: "text";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_object";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_schema";
+                        json_schema: {
+                          name: string;
+                          /** @description The JSON Schema the answer must follow */
+                          schema: {
+                            [key: string]: unknown;
+                          };
+                          strict?: boolean;
+                        };
+                      };
+                  /** @description Provider-specific parameters, sent as they are */
+                  extra?: {
+                    [key: string]: unknown;
+                  };
+                };
+                /** @description The run settings' hash (connection, guard, model): part of the content kept */
+                settings_hash: string;
+                passed: number;
+                failed: number;
+                errored: number;
+                /** @description Cases not judged (while running, or left by a stop) */
+                pending: number;
+                /** @description passed / (passed + failed + errored); null before any case is judged */
+                pass_rate: number | null;
+                /** @description Per check name, the mean score over the cases it judged; null when it judged none */
+                scores: {
+                  [key: string]: number | null;
+                };
+                /** @description Per check name, the share of judged cases (errored included) on which it passed; null before any */
+                check_pass_rates: {
+                  [key: string]: number | null;
+                };
+                tokens: {
+                  input: number;
+                  output: number;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+              }[];
+              /** @description Against the first version (two versions or more) */
+              compare: {
+                regressions: number;
+                improvements: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              created_by: string | null;
+              finished_at: string | null;
+              /** @description Why it failed, when it did */
+              reason: string | null;
+              /** @description Run for this label's required evaluation; null otherwise */
+              required_by: string | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  getEvaluationDefaults: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              prompt_id: string;
+              /** @description The default check set; null when none was saved */
+              checks:
+                | (
+                    | {
+                        /** @constant */
+                        type: "equals";
+                        name?: string;
+                        value: string;
+                        trim?: boolean;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "contains";
+                        name?: string;
+                        value: string;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "not_contains";
+                        name?: string;
+                        value: string;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "regex";
+                        name?: string;
+                        pattern: string;
+                        flags?: string;
+                      }
+                    | {
+                        /** @constant */
+                        type: "json";
+                        name?: string;
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_schema";
+                        name?: string;
+                        schema?: {
+                          [key: string]: unknown;
+                        };
+                      }
+                    | {
+                        /** @constant */
+                        type: "tool_call";
+                        name?: string;
+                        function: string;
+                        arguments?: {
+                          [key: string]: unknown;
+                        };
+                      }
+                    | {
+                        /** @constant */
+                        type: "max_chars";
+                        name?: string;
+                        value: number;
+                      }
+                    | {
+                        /** @constant */
+                        type: "expected";
+                        name?: string;
+                        trim?: boolean;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "judge";
+                        name?: string;
+                        /** @description The prompt's id: a slug unique in the project */
+                        prompt: string;
+                        /** @description production, latest, a label (docs/releases.md), a full version hash, or a unique prefix of 7+ characters */
+                        version?: string;
+                        pass_score?: number;
+                      }
+                    | {
+                        /** @constant */
+                        type: "webhook";
+                        name?: string;
+                        endpoint: string;
+                      }
+                  )[]
+                | null;
+              /** @description A dataset of the project; null when none (or it was deleted since) */
+              dataset: string | null;
+              updated_at: string | null;
+              updated_by: string | null;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  saveEvaluationDefaults: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          checks: (
+            | {
+                /** @constant */
+                type: "equals";
+                name?: string;
+                value: string;
+                trim?: boolean;
+                case_insensitive?: boolean;
+              }
+            | {
+                /** @constant */
+                type: "contains";
+                name?: string;
+                value: string;
+                case_insensitive?: boolean;
+              }
+            | {
+                /** @constant */
+                type: "not_contains";
+                name?: string;
+                value: string;
+                case_insensitive?: boolean;
+              }
+            | {
+                /** @constant */
+                type: "regex";
+                name?: string;
+                pattern: string;
+                flags?: string;
+              }
+            | {
+                /** @constant */
+                type: "json";
+                name?: string;
+              }
+            | {
+                /** @constant */
+                type: "json_schema";
+                name?: string;
+                schema?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                /** @constant */
+                type: "tool_call";
+                name?: string;
+                function: string;
+                arguments?: {
+                  [key: string]: unknown;
+                };
+              }
+            | {
+                /** @constant */
+                type: "max_chars";
+                name?: string;
+                value: number;
+              }
+            | {
+                /** @constant */
+                type: "expected";
+                name?: string;
+                trim?: boolean;
+                case_insensitive?: boolean;
+              }
+            | {
+                /** @constant */
+                type: "judge";
+                name?: string;
+                /** @description The prompt's id: a slug unique in the project */
+                prompt: string;
+                /** @description production, latest, a label (docs/releases.md), a full version hash, or a unique prefix of 7+ characters */
+                version?: string;
+                pass_score?: number;
+              }
+            | {
+                /** @constant */
+                type: "webhook";
+                name?: string;
+                endpoint: string;
+              }
+          )[];
+          /** @description A dataset of the project, or null for none */
+          dataset?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              prompt_id: string;
+              /** @description The default check set; null when none was saved */
+              checks:
+                | (
+                    | {
+                        /** @constant */
+                        type: "equals";
+                        name?: string;
+                        value: string;
+                        trim?: boolean;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "contains";
+                        name?: string;
+                        value: string;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "not_contains";
+                        name?: string;
+                        value: string;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "regex";
+                        name?: string;
+                        pattern: string;
+                        flags?: string;
+                      }
+                    | {
+                        /** @constant */
+                        type: "json";
+                        name?: string;
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_schema";
+                        name?: string;
+                        schema?: {
+                          [key: string]: unknown;
+                        };
+                      }
+                    | {
+                        /** @constant */
+                        type: "tool_call";
+                        name?: string;
+                        function: string;
+                        arguments?: {
+                          [key: string]: unknown;
+                        };
+                      }
+                    | {
+                        /** @constant */
+                        type: "max_chars";
+                        name?: string;
+                        value: number;
+                      }
+                    | {
+                        /** @constant */
+                        type: "expected";
+                        name?: string;
+                        trim?: boolean;
+                        case_insensitive?: boolean;
+                      }
+                    | {
+                        /** @constant */
+                        type: "judge";
+                        name?: string;
+                        /** @description The prompt's id: a slug unique in the project */
+                        prompt: string;
+                        /** @description production, latest, a label (docs/releases.md), a full version hash, or a unique prefix of 7+ characters */
+                        version?: string;
+                        pass_score?: number;
+                      }
+                    | {
+                        /** @constant */
+                        type: "webhook";
+                        name?: string;
+                        endpoint: string;
+                      }
+                  )[]
+                | null;
+              /** @description A dataset of the project; null when none (or it was deleted since) */
+              dataset: string | null;
+              updated_at: string | null;
+              updated_by: string | null;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  getLabelGate: {
+    parameters: {
+      query?: {
+        version?: string;
+      };
+      header?: never;
+      path: {
+        /** @description The prompt id (slug) */
+        id: string;
+        /** @description A label's name (docs/releases.md) */
+        label: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              label: string;
+              /** @description The reference asked about */
+              version: string;
+              /** @description Whether the label has a required evaluation; the rest is absent when not */
+              required: boolean;
+              /** @enum {string} */
+              state?: "passed" | "failed" | "stale" | "not_evaluated";
+              /** @description What is missing, in words */
+              reason?: string;
+              /** @description The evaluation the state rests on */
+              evaluation?: string;
+              pass_rate?: number | null;
+              /**
+               * @description Passed as a version the label served before
+               * @constant
+               */
+              rollback?: true;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  stopEvaluation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description An evaluation's id (ev_…) */
+        evaluationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              prompt_id: string;
+              /** @enum {string} */
+              status: "running" | "done" | "failed" | "stopped";
+              /** @description Every answer and verdict was already kept: nothing was sent to the provider */
+              reused: boolean;
+              /** @description The earlier evaluation of the same content, when reused */
+              reused_from: string | null;
+              dataset: {
+                id: string;
+                version: string;
+                cases: number;
+              };
+              checks_hash: string;
+              checks: (
+                | {
+                    /** @constant */
+                    type: "equals";
+                    name?: string;
+                    value: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "not_contains";
+                    name?: string;
+                    value: string;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "regex";
+                    name?: string;
+                    pattern: string;
+                    flags?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json";
+                    name?: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "json_schema";
+                    name?: string;
+                    schema?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "tool_call";
+                    name?: string;
+                    function: string;
+                    arguments?: {
+                      [key: string]: unknown;
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: "max_chars";
+                    name?: string;
+                    value: number;
+                  }
+                | {
+                    /** @constant */
+                    type: "expected";
+                    name?: string;
+                    trim?: boolean;
+                    case_insensitive?: boolean;
+                  }
+                | {
+                    /** @constant */
+                    type: "judge";
+                    name?: string;
+                    /** @description The prompt's id: a slug unique in the project */
+                    prompt: string;
+                    /** @description The judge prompt's version, pinned when the evaluation started */
+                    version: string;
+                    pass_score?: number;
+                    /** @description The model the judge runs on */
+                    model: string;
+                  }
+                | {
+                    /** @constant */
+                    type: "webhook";
+                    name?: string;
+                    endpoint: string;
+                    /** @description The endpoint's URL when the evaluation started */
+                    url: string;
+                  }
+              )[];
+              check_names: string[];
+              connection: string;
+              concurrency: number;
+              progress: {
+                done: number;
+                total: number;
+              };
+              versions: {
+                /** @description The version as it was named: a reference, or draft */
+                ref: string;
+                version: string;
+                draft: boolean;
+                /** @description The effective model settings: the version's, the request's model on top */
+                model: {
+                  /** @description The model */
+                  name?: string;
+                  temperature?: number;
+                  top_p?: number;
+                  max_output_tokens?: number;
+                  stop?: string[];
+                  /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                  response_format?:
+                    | {
+                        /** @constant */
+                        type: "text";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_object";
+                      }
+                    | {
+                        /** @constant */
+                        type: "json_schema";
+                        json_schema: {
+                          name: string;
+                          /** @description The JSON Schema the answer must follow */
+                          schema: {
+                            [key: string]: unknown;
+                          };
+                          strict?: boolean;
+                        };
+                      };
+                  /** @description Provider-specific parameters, sent as they are */
+                  extra?: {
+                    [key: string]: unknown;
+                  };
+                };
+                /** @description The run settings' hash (connection, guard, model): part of the content kept */
+                settings_hash: string;
+                passed: number;
+                failed: number;
+                errored: number;
+                /** @description Cases not judged (while running, or left by a stop) */
+                pending: number;
+                /** @description passed / (passed + failed + errored); null before any case is judged */
+                pass_rate: number | null;
+                /** @description Per check name, the mean score over the cases it judged; null when it judged none */
+                scores: {
+                  [key: string]: number | null;
+                };
+                /** @description Per check name, the share of judged cases (errored included) on which it passed; null before any */
+                check_pass_rates: {
+                  [key: string]: number | null;
+                };
+                tokens: {
+                  input: number;
+                  output: number;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+              }[];
+              /** @description Against the first version (two versions or more) */
+              compare: {
+                regressions: number;
+                improvements: number;
+              } | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601, UTC, milliseconds
+               */
+              created_at: string;
+              created_by: string | null;
+              finished_at: string | null;
+              /** @description Why it failed, when it did */
+              reason: string | null;
+              /** @description Run for this label's required evaluation; null otherwise */
+              required_by: string | null;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  reportOutcomes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description 0 to 1000 outcomes */
+          outcomes: {
+            /** @description The prompt's id */
+            prompt: string;
+            /** @description The full hash the read returned */
+            version: string;
+            /** @description The label the read asked for and got; absent for a read by version or latest */
+            label?: string;
+            /**
+             * @description The rollout arm the read answered, when the label had a rollout
+             * @enum {string}
+             */
+            arm?: "candidate" | "current";
+            /** @description Whether the application could use the answer (parsed, not refused, no error) */
+            ok: boolean;
+            /** @description How long the answer took, in milliseconds (0 to 3 600 000) */
+            latency_ms?: number;
+            /** @description A user's feedback or an online check, 0 to 1 */
+            score?: number;
+            /** @description The answer's tokens, each a whole number from 0 */
+            tokens?: {
+              /** @description Prompt tokens */
+              input?: number;
+              /** @description Completion tokens */
+              output?: number;
+            };
+            /** @description Up to 10 string pairs: checked, not stored (aggregates keep no per-outcome detail) */
+            tags?: {
+              [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description When the answer came (default: when the server receives it); refused over 5 minutes ahead or older than the retention
+             */
+            at?: string;
+          }[];
+          /** @description The fleet report of the client instance sending the batch */
+          instance?: {
+            /** @description The client instance's own random id (a UUID), the same for its whole life */
+            id: string;
+            /** @description The client's name and version, like typescript/1.2.0 */
+            sdk?: string;
+            /** @description What it holds now, per prompt and label (none: nothing yet) */
+            serving?: {
+              /** @description The prompt's id */
+              prompt: string;
+              /** @description The label held; absent for a prompt held by version or latest */
+              label?: string;
+              /** @description The full hash held */
+              version: string;
+            }[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              /** @description Outcomes taken (written within a second) */
+              accepted: number;
+              refused: {
+                /** @description Its place in `outcomes` */
+                index: number;
+                /** @description The field that could not be placed, like outcomes[3].version */
+                field: string;
+                message: string;
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+      503: components["responses"]["Error503"];
+    };
+  };
+  getPromptOutcomes: {
+    parameters: {
+      query?: {
+        from?: string;
+        to?: string;
+        by?: "version" | "label" | "arm";
+        label?: string;
+        step?: "minute" | "hour";
+      };
+      header?: never;
+      path: {
+        /** @description The prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              prompt: string;
+              from: string;
+              to: string;
+              /** @enum {string} */
+              step: "minute" | "hour";
+              /** @enum {string} */
+              by: "version" | "label" | "arm";
+              /** @description Most outcomes first; only series with outcomes in the range */
+              series: {
+                version: string;
+                /** @description null: every label together (by=version), or reads by version or latest */
+                label: string | null;
+                /** @description null: both arms together (by=version|label), or no rollout */
+                arm: ("candidate" | "current") | null;
+                totals: {
+                  /** @description Outcomes reported */
+                  count: number;
+                  /** @description Of those, ok */
+                  ok: number;
+                  /** @description ok / count; null when none */
+                  ok_rate: number | null;
+                  /** @description The mean score of those with one; null when none had one */
+                  score_mean: number | null;
+                  /** @description Outcomes with a score */
+                  score_count: number;
+                  /** @description Median latency in ms, from the histogram; null when none had one */
+                  latency_p50: number | null;
+                  /** @description 95th percentile latency in ms, from the histogram */
+                  latency_p95: number | null;
+                  tokens_input: number;
+                  tokens_output: number;
+                };
+                points: {
+                  /** @description Outcomes reported */
+                  count: number;
+                  /** @description Of those, ok */
+                  ok: number;
+                  /** @description ok / count; null when none */
+                  ok_rate: number | null;
+                  /** @description The mean score of those with one; null when none had one */
+                  score_mean: number | null;
+                  /** @description Outcomes with a score */
+                  score_count: number;
+                  /** @description Median latency in ms, from the histogram; null when none had one */
+                  latency_p50: number | null;
+                  /** @description 95th percentile latency in ms, from the histogram */
+                  latency_p95: number | null;
+                  tokens_input: number;
+                  tokens_output: number;
+                  /** @description The step's start (ISO 8601, UTC) */
+                  at: string;
+                }[];
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  getPromptFleet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              prompt: string;
+              window_seconds: number;
+              /** @description Per label and version, most instances first */
+              serving: {
+                /** @description null: held by version or latest */
+                label: string | null;
+                version: string;
+                instances: number;
+                /** @description The latest report of any of them (ISO 8601, UTC) */
+                last_seen: string;
+              }[];
+              /** @description Instances that reported on this prompt within the window */
+              instances: number;
+            };
+          };
+        };
+      };
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      429: components["responses"]["Error429"];
+    };
+  };
   streamEvents: {
     parameters: {
       query?: {
@@ -2757,178 +7955,317 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The stream; every event's data is a PromptEvent (ready and reset carry last_event_id) */
+      /** @description The stream; every event's data is a PromptEvent, or a ProjectEvent for label.requirement_changed (ready and reset carry last_event_id) */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "text/event-stream": {
-            /** @description Increasing within a project, in commit order; the SSE id, and what Last-Event-ID resumes after */
-            id: number;
-            /**
-             * @description What changed
-             * @enum {string}
-             */
-            type:
-              | "prompt.created"
-              | "prompt.version_saved"
-              | "prompt.published"
-              | "prompt.deleted"
-              | "prompt.label_moved"
-              | "prompt.label_removed"
-              | "prompt.rollout_changed"
-              | "release.requested"
-              | "release.approved"
-              | "release.rejected";
-            /** @description The prompt that changed */
-            prompt_id: string;
-            /** @description The version the change is about: created, saved, now in production, or (deleted) the one production served, else latest */
-            version: string;
-            /** @description What production serves after the change; null if unpublished or deleted */
-            production_version: string | null;
-            /** @description The newest version after the change; null once deleted */
-            latest_version: string | null;
-            /** @description When the change was committed (ISO 8601, UTC) */
-            at: string;
-            /** @description The label moved, removed or rolled out (production for prompt.published); absent on the others */
-            label?: string;
-            /** @description What the label pointed to before the change; null when it was not set */
-            previous_version?: string | null;
-            /** @description The label's rollout after the change (prompt.rollout_changed, and moves); null when none */
-            rollout?: {
-              /** @description The version a share of reads gets */
-              candidate: string;
-              /** @description That share, 1 to 99 */
-              percent: number;
-            } | null;
-            /** @description The release request (release.* events) */
-            release?: {
-              id: string;
-              /** @enum {string} */
-              status: "pending" | "approved" | "rejected" | "stale" | "cancelled";
-              label: string;
-              version: string;
-              from_version: string | null;
-              percent: number | null;
-              requested_by: string;
-              decided_by: string | null;
-              comment: string | null;
-            };
-            /** @description With include=read: the production read (guard on) this event leads to */
-            read?: {
-              id: string;
-              name: string;
-              description: string;
-              /** @description Enabled sections assembled as <Tag>…</Tag> blocks, guard appended when on */
-              prompt: string;
-              sections: {
-                id: string;
-                title: string;
-                content: string;
-                enabled: boolean;
-              }[];
-              /** @description Omitted when the version defines none */
-              tools?: {
+          "text/event-stream":
+            | {
+                /** @description Increasing within a project, in commit order; the SSE id, and what Last-Event-ID resumes after */
+                id: number;
                 /**
-                 * @description Always "function"
-                 * @constant
-                 */
-                type: "function";
-                /** @description The function the model may call */
-                function: {
-                  /** @description The function's name, unique among the prompt's tools */
-                  name: string;
-                  /** @description What the function does, for the model */
-                  description?: string;
-                  /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
-                  parameters: {
-                    /** @constant */
-                    type: "object";
-                    properties?: {
-                      [key: string]: unknown;
-                    };
-                    required?: string[];
-                  } & {
-                    [key: string]: unknown;
-                  };
-                };
-              }[];
-              /** @description The version's model settings, keys in canonical (RFC 8785) order; omitted when it has none */
-              model?: {
-                /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
-                name: string;
-                /** @description Sampling temperature, 0 to 2 */
-                temperature?: number;
-                /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
-                top_p?: number;
-                /** @description The most tokens the model may answer with, 1 to 1 000 000 */
-                max_output_tokens?: number;
-                /** @description Up to 4 sequences at which the model stops */
-                stop?: string[];
-                /** @description How the model is to answer: text, any JSON object, or JSON matching a schema */
-                response_format?:
-                  | {
-                      /** @constant */
-                      type: "text";
-                    }
-                  | {
-                      /** @constant */
-                      type: "json_object";
-                    }
-                  | {
-                      /** @constant */
-                      type: "json_schema";
-                      json_schema: {
-                        name: string;
-                        /** @description The JSON Schema the answer must match: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
-                        schema: {
-                          [key: string]: unknown;
-                        };
-                        strict?: boolean;
-                      };
-                    };
-                /** @description Provider-specific settings, passed on as they are: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
-                extra?: {
-                  [key: string]: unknown;
-                };
-              };
-              variables: string[];
-              /** @description SHA-256 hex of the version's canonical content */
-              version: string;
-              /** @description What resolved the read: production, latest, version, or the label asked for (docs/releases.md) */
-              label: string;
-              production_version: string | null;
-              /**
-               * Format: date-time
-               * @description ISO 8601, UTC, milliseconds
-               */
-              created_at: string;
-              /**
-               * Format: date-time
-               * @description ISO 8601, UTC, milliseconds
-               */
-              updated_at: string;
-              /** @description Every label of the prompt to its version, production included when set (docs/releases.md) */
-              labels: {
-                [key: string]: string;
-              };
-              /** @description The label asked for, when the prompt lacks it and its fallback served */
-              fallback_for?: string;
-              /** @description When the label that served has a gradual rollout */
-              rollout?: {
-                /** @description The version a share of reads gets */
-                candidate: string;
-                /** @description That share, 1 to 99 */
-                percent: number;
-                /**
-                 * @description Which version this read got
+                 * @description What changed
                  * @enum {string}
                  */
-                arm: "current" | "candidate";
+                type:
+                  | "prompt.created"
+                  | "prompt.version_saved"
+                  | "prompt.published"
+                  | "prompt.deleted"
+                  | "prompt.label_moved"
+                  | "prompt.label_removed"
+                  | "prompt.rollout_changed"
+                  | "release.requested"
+                  | "release.approved"
+                  | "release.rejected"
+                  | "evaluation.completed"
+                  | "include.outdated"
+                  | "rollout.advanced"
+                  | "rollout.aborted"
+                  | "rollout.completed";
+                /** @description The prompt that changed */
+                prompt_id: string;
+                /** @description The version the change is about: created, saved, now in production, or (deleted) the one production served, else latest */
+                version: string;
+                /** @description What production serves after the change; null if unpublished or deleted */
+                production_version: string | null;
+                /** @description The newest version after the change; null once deleted */
+                latest_version: string | null;
+                /** @description When the change was committed (ISO 8601, UTC) */
+                at: string;
+                /** @description The label moved, removed or rolled out (production for prompt.published); absent on the others */
+                label?: string;
+                /** @description What the label pointed to before the change; null when it was not set */
+                previous_version?: string | null;
+                /** @description The label's rollout after the change (prompt.rollout_changed, and moves); null when none */
+                rollout?: {
+                  /** @description The version a share of reads gets */
+                  candidate: string;
+                  /** @description That share, 1 to 99 */
+                  percent: number;
+                } | null;
+                /** @description The release request (release.* events) */
+                release?: {
+                  id: string;
+                  /** @enum {string} */
+                  status: "pending" | "approved" | "rejected" | "stale" | "cancelled";
+                  label: string;
+                  version: string;
+                  from_version: string | null;
+                  percent: number | null;
+                  requested_by: string;
+                  decided_by: string | null;
+                  comment: string | null;
+                };
+                /** @description The evaluation that ended (evaluation.completed) */
+                evaluation?: {
+                  id: string;
+                  /** @enum {string} */
+                  status: "done" | "failed" | "stopped";
+                  reused: boolean;
+                  dataset: {
+                    id: string;
+                    version: string;
+                  };
+                  checks_hash: string;
+                  versions: {
+                    version: string;
+                    draft: boolean;
+                    passed: number;
+                    failed: number;
+                    errored: number;
+                    pass_rate: number | null;
+                  }[];
+                };
+                /** @description The stale include (include.outdated; prompt_id and version are the including prompt's) */
+                include?: {
+                  /** @description The included prompt, whose pointer moved */
+                  prompt: string;
+                  /** @description What the includes follow: production, latest or a label */
+                  pointer: string;
+                  /** @description The includes of this version that follow it, as written */
+                  references: string[];
+                  /** @description The version of the included prompt this version took */
+                  pinned: string;
+                  /** @description The version the pointer names now */
+                  current: string;
+                  /** @description What serves this version of the including prompt */
+                  labels: string[];
+                };
+                /** @description The plan and the numbers that decided it (rollout.* events) */
+                plan?: {
+                  id: string;
+                  /** @enum {string} */
+                  status: "running" | "paused" | "aborted" | "completed";
+                  step: number;
+                  percent: number;
+                  end_reason: string | null;
+                  /** @description The numbers that decided a plan's step */
+                  decision: {
+                    /**
+                     * @description What the step's evidence said (a person's command: what they did)
+                     * @enum {string}
+                     */
+                    verdict: "wait" | "advance" | "complete" | "abort";
+                    /** @description When it was decided (ISO 8601, UTC) */
+                    at: string;
+                    /** @description The step decided on (0-based) */
+                    step: number;
+                    results: {
+                      /** @enum {string} */
+                      guardrail: "ok_rate" | "score" | "latency_p95";
+                      /** @description X, Y or Z as the plan gave it */
+                      threshold: number;
+                      /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                      estimate: number | null;
+                      /** @description The always-valid confidence interval of the estimate */
+                      interval: [number, number | null] | null;
+                      /** @enum {string} */
+                      decision: "breached" | "holds" | "undecided";
+                      /** @description The interval holds at 1 − alpha, at every moment at once */
+                      alpha: number;
+                      candidate: {
+                        count: number;
+                        value: number | null;
+                      };
+                      current: {
+                        count: number;
+                        value: number | null;
+                      };
+                    }[];
+                    /** @description Null for a person's command */
+                    minimums: {
+                      elapsed_seconds: number;
+                      min_duration_seconds: number;
+                      /** @description The candidate's outcomes in this step */
+                      candidate_outcomes: number;
+                      min_outcomes: number;
+                      /** @description Both minimums passed */
+                      met: boolean;
+                    } | null;
+                    /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                    by: string;
+                  };
+                };
+                /** @description With include=read: the production read (guard on) this event leads to */
+                read?: {
+                  id: string;
+                  name: string;
+                  description: string;
+                  /** @description Enabled sections assembled as <Tag>…</Tag> blocks, guard appended when on */
+                  prompt: string;
+                  sections: {
+                    id: string;
+                    title: string;
+                    /** @description The section's text, its includes expanded (docs/includes.md) */
+                    content: string;
+                    enabled: boolean;
+                    /** @description The text as written, with its includes ({{> prompt-id}}); only on a section that has includes */
+                    source?: string;
+                  }[];
+                  /** @description Omitted when the version defines none */
+                  tools?: {
+                    /**
+                     * @description Always "function"
+                     * @constant
+                     */
+                    type: "function";
+                    /** @description The function the model may call */
+                    function: {
+                      /** @description The function's name, unique among the prompt's tools */
+                      name: string;
+                      /** @description What the function does, for the model */
+                      description?: string;
+                      /** @description A JSON Schema object (type, properties, required) of the function's arguments, nested at most 32 levels deep and at most 100000 characters as JSON */
+                      parameters: {
+                        /** @constant */
+                        type: "object";
+                        properties?: {
+                          [key: string]: unknown;
+                        };
+                        required?: string[];
+                      } & {
+                        [key: string]: unknown;
+                      };
+                    };
+                  }[];
+                  /** @description The version's model settings, keys in canonical (RFC 8785) order; omitted when it has none */
+                  model?: {
+                    /** @description The model's name as its provider calls it (gpt-4o, claude-sonnet-4-5, …) */
+                    name: string;
+                    /** @description Sampling temperature, 0 to 2 */
+                    temperature?: number;
+                    /** @description Nucleus sampling: the share of probability mass considered, 0 to 1 */
+                    top_p?: number;
+                    /** @description The most tokens the model may answer with, 1 to 1 000 000 */
+                    max_output_tokens?: number;
+                    /** @description Up to 4 sequences at which the model stops */
+                    stop?: string[];
+                    /** @description How the model is to answer: text, any JSON object, or JSON matching a schema */
+                    response_format?:
+                      | {
+                          /** @constant */
+                          type: "text";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_object";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_schema";
+                          json_schema: {
+                            name: string;
+                            /** @description The JSON Schema the answer must match: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+                            schema: {
+                              [key: string]: unknown;
+                            };
+                            strict?: boolean;
+                          };
+                        };
+                    /** @description Provider-specific settings, passed on as they are: a JSON object nested at most 32 levels deep and at most 100000 characters as JSON */
+                    extra?: {
+                      [key: string]: unknown;
+                    };
+                  };
+                  /** @description The version's includes with their pins (docs/includes.md); omitted when it has none */
+                  includes?: {
+                    /** @description The include's reference as written: safety, safety@staging, tone#Voice@latest */
+                    include: string;
+                    /** @description The included prompt */
+                    prompt: string;
+                    /** @description The one section taken, by title; null for its enabled sections */
+                    section: string | null;
+                    /** @description What the include follows: production (also when not written), latest, a label, or a hash or prefix */
+                    pointer: string;
+                    /** @description The version it took, pinned when the including version was saved */
+                    version: string;
+                  }[];
+                  variables: string[];
+                  /** @description SHA-256 hex of the version's canonical content */
+                  version: string;
+                  /** @description What resolved the read: production, latest, version, or the label asked for (docs/releases.md) */
+                  label: string;
+                  production_version: string | null;
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601, UTC, milliseconds
+                   */
+                  created_at: string;
+                  /**
+                   * Format: date-time
+                   * @description ISO 8601, UTC, milliseconds
+                   */
+                  updated_at: string;
+                  /** @description Every label of the prompt to its version, production included when set (docs/releases.md) */
+                  labels: {
+                    [key: string]: string;
+                  };
+                  /** @description The label asked for, when the prompt lacks it and its fallback served */
+                  fallback_for?: string;
+                  /** @description When the label that served has a gradual rollout */
+                  rollout?: {
+                    /** @description The version a share of reads gets */
+                    candidate: string;
+                    /** @description That share, 1 to 99 */
+                    percent: number;
+                    /**
+                     * @description Which version this read got
+                     * @enum {string}
+                     */
+                    arm: "current" | "candidate";
+                  };
+                };
+              }
+            | {
+                /** @description Increasing within a project, in commit order; the SSE id, and what Last-Event-ID resumes after */
+                id: number;
+                /**
+                 * @description What changed
+                 * @enum {string}
+                 */
+                type: "label.requirement_changed";
+                /** @description When the change was committed (ISO 8601, UTC) */
+                at: string;
+                /** @description The label whose requirement changed */
+                label: string;
+                /** @description The label's requirement after the change */
+                requirement: {
+                  /** @description The requirement's hash (SHA-256 of its canonical JSON, as in the audit trail); null when the label requires no evaluation */
+                  hash: string | null;
+                  /** @description A rollback to a version the label served before passes without one */
+                  rollback_allowed: boolean;
+                };
+                /** @description The label's requirement before the change */
+                previous: {
+                  /** @description The requirement's hash (SHA-256 of its canonical JSON, as in the audit trail); null when the label requires no evaluation */
+                  hash: string | null;
+                  /** @description A rollback to a version the label served before passes without one */
+                  rollback_allowed: boolean;
+                };
               };
-            };
-          };
         };
       };
       401: components["responses"]["Error401"];
@@ -3022,6 +8359,10 @@ export interface operations {
               extra?: {
                 [key: string]: unknown;
               };
+            };
+            /** @description Pins to keep: an include's reference (as in a read's includes[].include) to the full hash of the version it is to take. Includes not named here take what their pointer (production by default) names at the save. */
+            includes?: {
+              [key: string]: string;
             };
           };
           variables?: {
@@ -3198,6 +8539,10 @@ export interface operations {
                 [key: string]: unknown;
               };
             };
+            /** @description Pins to keep: an include's reference (as in a read's includes[].include) to the full hash of the version it is to take. Includes not named here take what their pointer (production by default) names at the save. */
+            includes?: {
+              [key: string]: string;
+            };
           };
           model?: {
             /** @description The model */
@@ -3255,6 +8600,367 @@ export interface operations {
       404: components["responses"]["Error404"];
       409: components["responses"]["Error409"];
       415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  importDataset: {
+    parameters: {
+      query: {
+        name: string;
+        description?: string;
+        message?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The file, read as it arrives: JSONL (one case a line) or CSV (a header; every column a variable but expected, tags and messages) */
+    requestBody: {
+      content: {
+        "application/x-ndjson": string;
+        "application/jsonl": string;
+        "text/csv": string;
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              name: string;
+              version: string;
+              cases: number;
+              /** @description With from_examples: how many saved examples the prompt had */
+              examples?: number;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      409: components["responses"]["Error409"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  importDatasetCases: {
+    parameters: {
+      query?: {
+        mode?: "replace" | "append";
+        message?: string;
+        base?: string;
+      };
+      header?: never;
+      path: {
+        /** @description A dataset's id (ds_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description The file, read as it arrives: JSONL (one case a line) or CSV (a header; every column a variable but expected, tags and messages) */
+    requestBody: {
+      content: {
+        "application/x-ndjson": string;
+        "application/jsonl": string;
+        "text/csv": string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            data: {
+              id: string;
+              /** @description The head now */
+              version: string;
+              /** @description false when a version with exactly these cases existed: none was made */
+              created: boolean;
+              cases: number;
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      403: components["responses"]["Error403"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      413: components["responses"]["Error413"];
+      415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  exportDataset: {
+    parameters: {
+      query?: {
+        version?: string;
+      };
+      header?: never;
+      path: {
+        /** @description A dataset's id (ds_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JSONL; X-Dataset-Version and X-Dataset-Cases name the version and its size */
+      200: {
+        headers: {
+          /** @description The version exported */
+          "X-Dataset-Version"?: string;
+          /** @description How many cases (lines) it holds */
+          "X-Dataset-Cases"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/x-ndjson": string;
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
+      409: components["responses"]["Error409"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  streamEvaluation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description An evaluation's id (ev_…) */
+        evaluationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The stream: `progress` events, then one `done` event whose data is the evaluation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/event-stream":
+            | {
+                /** @enum {string} */
+                status: "running" | "done" | "failed" | "stopped";
+                progress: {
+                  done: number;
+                  total: number;
+                };
+              }
+            | {
+                id: string;
+                prompt_id: string;
+                /** @enum {string} */
+                status: "running" | "done" | "failed" | "stopped";
+                /** @description Every answer and verdict was already kept: nothing was sent to the provider */
+                reused: boolean;
+                /** @description The earlier evaluation of the same content, when reused */
+                reused_from: string | null;
+                dataset: {
+                  id: string;
+                  version: string;
+                  cases: number;
+                };
+                checks_hash: string;
+                checks: (
+                  | {
+                      /** @constant */
+                      type: "equals";
+                      name?: string;
+                      value: string;
+                      trim?: boolean;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "contains";
+                      name?: string;
+                      value: string;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "not_contains";
+                      name?: string;
+                      value: string;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "regex";
+                      name?: string;
+                      pattern: string;
+                      flags?: string;
+                    }
+                  | {
+                      /** @constant */
+                      type: "json";
+                      name?: string;
+                    }
+                  | {
+                      /** @constant */
+                      type: "json_schema";
+                      name?: string;
+                      schema?: {
+                        [key: string]: unknown;
+                      };
+                    }
+                  | {
+                      /** @constant */
+                      type: "tool_call";
+                      name?: string;
+                      function: string;
+                      arguments?: {
+                        [key: string]: unknown;
+                      };
+                    }
+                  | {
+                      /** @constant */
+                      type: "max_chars";
+                      name?: string;
+                      value: number;
+                    }
+                  | {
+                      /** @constant */
+                      type: "expected";
+                      name?: string;
+                      trim?: boolean;
+                      case_insensitive?: boolean;
+                    }
+                  | {
+                      /** @constant */
+                      type: "judge";
+                      name?: string;
+                      /** @description The prompt's id: a slug unique in the project */
+                      prompt: string;
+                      /** @description The judge prompt's version, pinned when the evaluation started */
+                      version: string;
+                      pass_score?: number;
+                      /** @description The model the judge runs on */
+                      model: string;
+                    }
+                  | {
+                      /** @constant */
+                      type: "webhook";
+                      name?: string;
+                      endpoint: string;
+                      /** @description The endpoint's URL when the evaluation started */
+                      url: string;
+                    }
+                )[];
+                check_names: string[];
+                connection: string;
+                concurrency: number;
+                progress: {
+                  done: number;
+                  total: number;
+                };
+                versions: {
+                  /** @description The version as it was named: a reference, or draft */
+                  ref: string;
+                  version: string;
+                  draft: boolean;
+                  /** @description The effective model settings: the version's, the request's model on top */
+                  model: {
+                    /** @description The model */
+                    name?: string;
+                    temperature?: number;
+                    top_p?: number;
+                    max_output_tokens?: number;
+                    stop?: string[];
+                    /** @description text, json_object, or json_schema with { name, schema, strict? } */
+                    response_format?:
+                      | {
+                          /** @constant */
+                          type: "text";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_object";
+                        }
+                      | {
+                          /** @constant */
+                          type: "json_schema";
+                          json_schema: {
+                            name: string;
+                            /** @description The JSON Schema the answer must follow */
+                            schema: {
+                              [key: string]: unknown;
+                            };
+                            strict?: boolean;
+                          };
+                        };
+                    /** @description Provider-specific parameters, sent as they are */
+                    extra?: {
+                      [key: string]: unknown;
+                    };
+                  };
+                  /** @description The run settings' hash (connection, guard, model): part of the content kept */
+                  settings_hash: string;
+                  passed: number;
+                  failed: number;
+                  errored: number;
+                  /** @description Cases not judged (while running, or left by a stop) */
+                  pending: number;
+                  /** @description passed / (passed + failed + errored); null before any case is judged */
+                  pass_rate: number | null;
+                  /** @description Per check name, the mean score over the cases it judged; null when it judged none */
+                  scores: {
+                    [key: string]: number | null;
+                  };
+                  /** @description Per check name, the share of judged cases (errored included) on which it passed; null before any */
+                  check_pass_rates: {
+                    [key: string]: number | null;
+                  };
+                  tokens: {
+                    input: number;
+                    output: number;
+                  };
+                  latency_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                }[];
+                /** @description Against the first version (two versions or more) */
+                compare: {
+                  regressions: number;
+                  improvements: number;
+                } | null;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601, UTC, milliseconds
+                 */
+                created_at: string;
+                created_by: string | null;
+                finished_at: string | null;
+                /** @description Why it failed, when it did */
+                reason: string | null;
+                /** @description Run for this label's required evaluation; null otherwise */
+                required_by: string | null;
+              };
+        };
+      };
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
       429: components["responses"]["Error429"];
     };
   };

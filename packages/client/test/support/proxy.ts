@@ -11,6 +11,23 @@ export interface SeenRequest {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
+  /** Date.now() when it arrived. */
+  at: number;
+}
+
+/** What an intercepting handler answers: a status, headers, and a JSON body. */
+export interface InterceptedAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+/** A request an intercepting handler is given, its body read whole. */
+export interface InterceptedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
 }
 
 export interface TestProxy {
@@ -20,8 +37,8 @@ export interface TestProxy {
   /** While true, every connection is closed at once, as an unreachable server's would be. */
   down: boolean;
   readonly requests: SeenRequest[];
-  /** Answers the next `count` requests whose path starts with `prefix` with `status` and a failure envelope. */
-  failNext(count: number, status: number, prefix?: string): void;
+  /** Answers the next `count` requests whose path starts with `prefix` with `status` and a failure envelope (and `headers`). */
+  failNext(count: number, status: number, prefix?: string, headers?: Record<string, string>): void;
   /** Holds the next `count` requests whose path starts with `prefix` for `ms` before forwarding them. */
   delayNext(count: number, ms: number, prefix?: string): void;
   /** Requests seen whose path starts with `prefix` (query included in the path). */
@@ -30,8 +47,13 @@ export interface TestProxy {
   readonly refused: number;
   /** Changes the headers of requests before they are forwarded (`Last-Event-ID`, say). */
   rewrite: ((path: string, headers: IncomingHttpHeaders) => IncomingHttpHeaders) | undefined;
-  /** Event streams open through the proxy. */
+  /** Event streams (changes, an evaluation's progress) open through the proxy. */
   readonly openStreams: number;
+  /**
+   * Answers the requests whose path starts with `prefix` itself, with `handler`'s answer, instead of forwarding
+   * them (an endpoint the server behind does not have yet, say). Failures and delays above apply first.
+   */
+  intercept(prefix: string, handler: (request: InterceptedRequest) => InterceptedAnswer): void;
   /** Breaks every open event stream, as a network failure would; the server is unaffected. */
   dropStreams(): void;
   close(): Promise<void>;
@@ -41,6 +63,7 @@ interface Rule {
   remaining: number;
   prefix: string;
   status?: number;
+  headers?: Record<string, string>;
   delayMs?: number;
 }
 
@@ -49,6 +72,7 @@ export async function startProxy(upstream: string): Promise<TestProxy> {
   const streams = new Set<ServerResponse>();
   let refused = 0;
   const failures: Rule[] = [];
+  const handlers: { prefix: string; handler: (request: InterceptedRequest) => InterceptedAnswer }[] = [];
   const delays: Rule[] = [];
   let failureNumber = 0;
   const take = (rules: Rule[], path: string): Rule | undefined => {
@@ -62,8 +86,8 @@ export async function startProxy(upstream: string): Promise<TestProxy> {
     upstream,
     down: false,
     requests: [],
-    failNext(count, status, prefix = "/") {
-      failures.push({ remaining: count, prefix, status });
+    failNext(count, status, prefix = "/", headers = {}) {
+      failures.push({ remaining: count, prefix, status, headers });
     },
     delayNext(count, ms, prefix = "/") {
       delays.push({ remaining: count, prefix, delayMs: ms });
@@ -75,6 +99,9 @@ export async function startProxy(upstream: string): Promise<TestProxy> {
       return refused;
     },
     rewrite: undefined,
+    intercept(prefix, handler) {
+      handlers.push({ prefix, handler });
+    },
     get openStreams() {
       return streams.size;
     },
@@ -95,13 +122,14 @@ export async function startProxy(upstream: string): Promise<TestProxy> {
       req.socket.destroy();
       return;
     }
-    proxy.requests.push({ method: req.method ?? "GET", path, headers: req.headers });
+    proxy.requests.push({ method: req.method ?? "GET", path, headers: req.headers, at: Date.now() });
     const failure = take(failures, path);
     if (failure) {
       failureNumber++;
       res.writeHead(failure.status as number, {
         "content-type": "application/json",
         "x-request-id": `proxy-failure-${failureNumber}`,
+        ...failure.headers,
       });
       res.end(JSON.stringify({ success: false, error: `injected failure ${failure.status}` }));
       return;
@@ -109,9 +137,20 @@ export async function startProxy(upstream: string): Promise<TestProxy> {
     const delay = take(delays, path);
     if (delay) await new Promise((resolve) => setTimeout(resolve, delay.delayMs));
     if (req.socket.destroyed) return;
+    const intercepted = handlers.find((h) => path.startsWith(h.prefix));
+    if (intercepted) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks).toString("utf8");
+      const answer = intercepted.handler({ method: req.method ?? "GET", path, headers: req.headers, body });
+      res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
+      res.end(JSON.stringify(answer.body));
+      return;
+    }
     const target = new URL(path, proxy.upstream);
     const headers = proxy.rewrite ? proxy.rewrite(path, { ...req.headers }) : req.headers;
-    if (path.startsWith("/api/v2/events")) {
+    // The change-event stream, and an evaluation's progress stream.
+    if (path.startsWith("/api/v2/events") || /^\/api\/v2\/evaluations\/[^/]+\/events/.test(path)) {
       streams.add(res);
       res.on("close", () => streams.delete(res));
     }
