@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from promptstore import Promptstore  # noqa: E402
 
-from support import PostgresDatabase, Proxy, Server, SqliteDatabase  # noqa: E402
+from support import OutcomeReceiver, PostgresDatabase, Proxy, Server, SqliteDatabase  # noqa: E402
 
 UNLIMITED = {"PROMPTSTORE_DEFAULT_PLAN": "unlimited"}
 
@@ -22,7 +22,7 @@ class Fixture:
         self.database = database
         self.key = ""
         self.servers: List[Server] = []
-        self.proxies: List[Proxy] = []
+        self.proxies: List["Proxy | OutcomeReceiver"] = []
         self.clients: List[Promptstore] = []
 
     def start(self, env: "dict[str, str] | None" = None) -> Server:
@@ -36,6 +36,12 @@ class Fixture:
         proxy = Proxy(upstream)
         self.proxies.append(proxy)
         return proxy
+
+    def receiver(self, upstream: str) -> OutcomeReceiver:
+        """An outcomes receiver in front of ``upstream`` (support.OutcomeReceiver); closed after the test."""
+        receiver = OutcomeReceiver(upstream)
+        self.proxies.append(receiver)
+        return receiver
 
     def client(self, base_url: str, **options: object) -> Promptstore:
         options.setdefault("api_key", self.key)

@@ -4,8 +4,10 @@ unreachable, answer 500 once). Never mocks."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import select
 import shutil
 import socket
 import subprocess
@@ -14,8 +16,9 @@ import threading
 import time
 import urllib.request
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[3]
 BIN = REPO / "packages" / "server" / "bin" / "promptstore.js"
@@ -197,6 +200,141 @@ class Proxy:
         _pipe(upstream, client)
 
 
+OUTCOMES = "/api/v2/outcomes"
+
+
+class OutcomeReceiver:
+    """An HTTP server in front of the real server that answers ``POST /api/v2/outcomes`` itself, keeping each
+    batch (an outcome tagged ``refuse`` is refused, as the server refuses one it cannot place), and forwards
+    every other request (not the events stream: clients under test use mode ``ttl`` or ``none``). For what the
+    server cannot be made to do on demand: be away (``down``: connections closed unanswered), answer a failure
+    (``fail_next``, with headers such as ``Retry-After``), or be slow (``delay_next``)."""
+
+    def __init__(self, upstream: str) -> None:
+        host, port = upstream.replace("http://", "").rstrip("/").split(":")
+        self.upstream = (host, int(port))
+        #: The batches taken, as sent.
+        self.batches: List[Dict[str, Any]] = []
+        #: When each outcomes request arrived (monotonic seconds), answered or not.
+        self.arrivals: List[float] = []
+        self.down = False
+        self._failures: List[Tuple[int, Dict[str, str]]] = []
+        self._delays: List[float] = []
+        self._lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _any(self) -> None:
+                receiver._handle(self)
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _any
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a client that gave up on a slow answer
+
+        self._server = Server(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def fail_next(self, count: int, status: int, headers: Optional[Dict[str, str]] = None) -> None:
+        with self._lock:
+            self._failures += [(status, headers or {})] * count
+
+    def delay_next(self, count: int, seconds: float) -> None:
+        with self._lock:
+            self._delays += [seconds] * count
+
+    def count(self) -> int:
+        """Outcomes requests that arrived."""
+        with self._lock:
+            return len(self.arrivals)
+
+    def latencies(self) -> List[List[Any]]:
+        """Each batch's ``latency_ms`` values: how the tests name outcomes."""
+        with self._lock:
+            return [[o.get("latency_ms") for o in b["outcomes"]] for b in self.batches]
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("content-length") or 0)
+        body = handler.rfile.read(length) if length else b""
+        if not handler.path.startswith(OUTCOMES):
+            self._forward(handler, body)
+            return
+        with self._lock:
+            self.arrivals.append(time.monotonic())
+            failure = self._failures.pop(0) if self._failures else None
+            delay = self._delays.pop(0) if self._delays else 0.0
+        if self.down:
+            handler.close_connection = True
+            _shut(handler.connection)
+            return
+        if failure is not None:
+            status, headers = failure
+            self._answer(handler, status, {"success": False, "error": f"a failure on purpose: {status}"}, headers)
+            return
+        if delay:
+            time.sleep(delay)
+            if _gone(handler.connection):
+                return
+        batch = json.loads(body)
+        refused = [
+            {"index": i, "field": f"outcomes[{i}].version", "message": "refused"}
+            for i, o in enumerate(batch["outcomes"])
+            if (o.get("tags") or {}).get("refuse")
+        ]
+        with self._lock:
+            self.batches.append(batch)
+        accepted = len(batch["outcomes"]) - len(refused)
+        self._answer(handler, 200, {"success": True, "data": {"accepted": accepted, "refused": refused}})
+
+    def _answer(self, handler: BaseHTTPRequestHandler, status: int, body: Any, headers: Optional[Dict[str, str]] = None) -> None:
+        data = json.dumps(body).encode()
+        handler.send_response(status)
+        for name, value in {"content-type": "application/json", **(headers or {})}.items():
+            handler.send_header(name, value)
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def _forward(self, handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        conn = http.client.HTTPConnection(*self.upstream, timeout=30)
+        try:
+            headers = {k: v for k, v in handler.headers.items() if k.lower() not in ("host", "connection")}
+            conn.request(handler.command, handler.path, body=body or None, headers=headers)
+            res = conn.getresponse()
+            data = res.read()
+        finally:
+            conn.close()
+        handler.send_response(res.status)
+        for name, value in res.getheaders():
+            if name.lower() not in ("connection", "transfer-encoding", "content-length", "keep-alive"):
+                handler.send_header(name, value)
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+
+def _gone(sock: socket.socket) -> bool:
+    """Whether the peer closed the connection (a client that gave up waiting)."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
+
+
 def _pipe(source: socket.socket, target: socket.socket) -> None:
     try:
         while True:
@@ -237,3 +375,55 @@ def sections(tag: str) -> List[Dict[str, str]]:
         {"title": "Role", "content": f"You help customers of {{{{ company }}}}. ({tag})"},
         {"title": "Output Format", "content": "Answer in {{ language }}."},
     ]
+
+
+class StandIn:
+    """The OpenAI stand-in of the server's tests, started through ``node`` (tests/stand_in.mjs): models ``caps``
+    and ``slow`` answer the system prompt they were sent, in capitals."""
+
+    def __init__(self) -> None:
+        script = Path(__file__).resolve().parent / "stand_in.mjs"
+        self.process = subprocess.Popen(
+            ["node", str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the stand-in did not start: {self.process.stderr.read() if self.process.stderr else ''}")
+        started = json.loads(line)
+        self.url: str = started["url"]
+        self.base_url: str = started["base_url"]
+        self.api_key: str = started["api_key"]
+        self._lock = threading.Lock()
+
+    def requests(self) -> int:
+        """How many requests it was sent so far."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        with self._lock:
+            self.process.stdin.write("requests\n")
+            self.process.stdin.flush()
+            return int(json.loads(self.process.stdout.readline())["requests"])
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        for pipe in (self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def cli(database_url: str, *args: str, env: Optional[Dict[str, str]] = None) -> Any:
+    """One ``promptstore`` command with ``--json`` on a database, as an operator's shell runs it; its output."""
+    full_env = {**os.environ, "DATABASE_URL": database_url, **secret_key_env(database_url), **(env or {})}
+    done = subprocess.run(
+        ["node", str(BIN), *args, "--json"], env=full_env, capture_output=True, text=True, timeout=60, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"promptstore {' '.join(args)} failed: {done.stdout}{done.stderr}")
+    return json.loads(done.stdout)

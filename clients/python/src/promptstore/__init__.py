@@ -15,6 +15,8 @@ Against a running server::
         system = client.fill(prompt, {"company": "Acme", "language": "French"})
 """
 
+from ._datasets import FILE_FORMATS, DatasetExport, Datasets
+from ._evaluations import EvaluationResult, Evaluations, Threshold
 from ._rollout import rollout_arm, rollout_bucket
 from .client import MODES, Fallback, Promptstore
 from .errors import (
@@ -48,7 +50,13 @@ from .variables import fill, variables_of
 __version__ = "0.1.0"
 
 __all__ = [
+    "EvaluationResult",
+    "Threshold",
     "Promptstore",
+    "Datasets",
+    "Evaluations",
+    "DatasetExport",
+    "FILE_FORMATS",
     "MODES",
     "Fallback",
     "Prompt",

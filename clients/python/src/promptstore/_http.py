@@ -124,19 +124,23 @@ def request(
     idempotent: bool,
     closed: Optional[threading.Event] = None,
     raw: bool = False,
+    content: Optional[Tuple[bytes, str]] = None,
 ) -> Any:
     """Sends a request and returns the ``data`` of its success envelope.
 
     Reads (``idempotent``) are retried with backoff after a 5xx, a timeout or a broken connection; writes only
     when the connection was refused (nothing was sent). A 429 (and a 503 with ``Retry-After``) is waited out
     for the seconds the service names, bounded by ``max_retry_after``, for any request: it was refused unseen.
+    ``content`` sends bytes as they are (a file to import) with their content type, instead of ``body`` as JSON.
     """
     params = {name: _param(value) for name, value in (query or {}).items() if value is not None}
     target = path + (f"?{urlencode(params)}" if params else "")
     label = f"{method} {path}"
     headers = headers_for(settings)
     payload: Optional[bytes] = None
-    if body is not None:
+    if content is not None:
+        payload, headers["content-type"] = content
+    elif body is not None:
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         headers["content-type"] = "application/json"
     attempt = 0

@@ -105,6 +105,11 @@ class Memory:
             entry = self._entries.get(key.prompt_id, {}).get(key)
             return entry.value if entry is not None else None
 
+    def held(self) -> List[Prompt]:
+        """Every read held (what ``get()`` serves from memory, current or being read again): the fleet report's source."""
+        with self._lock:
+            return [e.value for refs in self._entries.values() for e in refs.values() if e.value is not None]
+
     def counts(self) -> Tuple[int, int]:
         """Reads held, and reads in flight."""
         with self._lock:

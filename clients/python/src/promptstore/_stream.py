@@ -31,8 +31,14 @@ EVENT_TYPES = frozenset(
         "release.requested",
         "release.approved",
         "release.rejected",
+        # Evaluations (docs/evaluations.md): told to on_event; an evaluation's end changes no prompt.
+        "evaluation.completed",
+        # Includes (docs/includes.md): told to on_event; a stale pin changes nothing the prompt serves.
+        "include.outdated",
     }
 )
+# Events that change no prompt: told to on_event, nothing held is touched.
+TOLD_ONLY = frozenset({"evaluation.completed", "include.outdated"})
 LABEL = "GET /api/v2/events"
 
 
@@ -236,7 +242,8 @@ class ChangeStream:
             self._became_live()
             return True
         if event_type in EVENT_TYPES and isinstance(payload.get("prompt_id"), str):
-            self.memory.apply_event(payload)
+            if event_type not in TOLD_ONLY:
+                self.memory.apply_event(payload)
             if self.on_event is not None:
                 try:
                     self.on_event(payload)

@@ -7,8 +7,12 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 
+from ._datasets import Datasets
+from ._evaluations import Evaluations
+from ._streams import _Streams
 from ._http import HttpSettings, path_of, request
 from ._memory import Memory
+from ._reporter import Reporter
 from ._rollout import Arms, check_assign
 from ._stream import ChangeStream
 from .errors import ClientClosedError, NetworkError, PromptstoreError
@@ -66,7 +70,9 @@ class Promptstore:
     ``timeout`` (10), ``retries`` (2), ``retry_base_delay`` (0.2), ``retry_max_delay`` (5),
     ``max_retry_after`` (60), ``reconnect_delay`` (1), ``max_reconnect_delay`` (30), ``heartbeat_timeout``
     (45), ``fallback`` (per prompt id, or a function of the id and reference), ``on_change``, ``on_event``,
-    ``on_error`` (failures in the background), ``headers``.
+    ``on_error`` (failures in the background), ``headers``; ``outcomes`` (how :meth:`record`'s outcomes are batched:
+    ``batch_size`` 500, ``flush_interval`` 5, ``buffer_size`` 10 000, ``retry_delay`` 1, ``max_retry_delay`` 60,
+    ``heartbeat`` 15, ``close_timeout`` 5) and ``report_serving`` (False: see :meth:`record`).
 
     >>> import os
     >>> from promptstore import Promptstore
@@ -98,6 +104,8 @@ class Promptstore:
         on_event: Optional[Callable[[Dict[str, Any]], None]] = None,
         on_error: Optional[Callable[[BaseException], None]] = None,
         headers: Optional[Mapping[str, str]] = None,
+        outcomes: Optional[Mapping[str, float]] = None,
+        report_serving: bool = False,
     ) -> None:
         if not base_url:
             raise ValueError("Promptstore: base_url is required")
@@ -121,7 +129,17 @@ class Promptstore:
         )
         self._closed = threading.Event()
         self._lifecycle = threading.Lock()
+        self._streams = _Streams(self._closed)
+        #: Datasets of test cases (docs/evaluations.md): ``list``, ``get``, ``create``, ``replace``, ``append``,
+        #: ``import_file``, ``export``, ...
+        self.datasets = Datasets(self._http, self._closed, self._streams)
+        #: Evaluations (docs/evaluations.md): ``run``, ``get``, ``cases``, ``stop``, ``wait``, ...
+        self.evaluations = Evaluations(self._http, self._closed, self._streams)
         self._workers: Optional[ThreadPoolExecutor] = None
+        self._outcomes = Reporter(self._http, outcomes, report_serving, lambda: self._memory.held(), self._on_error)
+        if report_serving:
+            # A change of what is served is reported soon, not only at the next heartbeat.
+            on_change = self._outcomes.on_change(on_change)
         self._memory = Memory(
             self._read,
             ttl,
@@ -174,7 +192,9 @@ class Promptstore:
         check_assign(assign)
         try:
             if self.mode == "none" or not cache:
-                return self._read(key, assign)
+                read = self._read(key, assign)
+                self._outcomes.served(read)
+                return read
             return self._arms.serve(key, self._memory.get(key, self._open_stream), assign)
         except PromptstoreError as error:
             if not _unreachable(error):
@@ -217,17 +237,56 @@ class Promptstore:
             "reading": reading,
         }
 
+    def record(
+        self,
+        read: Prompt,
+        ok: bool,
+        *,
+        latency_ms: Optional[float] = None,
+        score: Optional[float] = None,
+        tokens: Optional[Mapping[str, int]] = None,
+        tags: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        """Reports how the answer to a read went (docs/outcomes.md): ``read`` is what :meth:`get` returned (its
+        prompt, version, label and rollout arm go with the outcome), ``ok`` whether the answer was usable,
+        ``latency_ms`` how long it took, ``score`` feedback from 0 to 1, ``tokens`` ``{"input": n, "output": n}``,
+        ``tags`` up to 10 string pairs. It puts the outcome in memory and returns at once, from any thread: no
+        request, and it never raises. A thread sends batches in the background (``outcomes=`` options). A value
+        that is not valid, or a fallback's read, is dropped and counted (``outcome_stats()["invalid"]``), each
+        kind of problem told to ``on_error`` once. Every batch carries this instance's fleet report (what it
+        serves, per prompt and label); with ``report_serving=True`` a heartbeat sends it even with no outcome.
+
+        >>> prompt = client.get("support-bot", assign="user-42")  # doctest: +SKIP
+        >>> client.record(prompt, ok=True, latency_ms=812, tokens={"input": 120, "output": 40})  # doctest: +SKIP
+        """
+        self._outcomes.record(read, ok, latency_ms, score, tokens, tags)
+
+    def outcome_stats(self) -> Dict[str, int]:
+        """Counts of :meth:`record`'s outcomes: ``recorded`` (= ``sent`` + ``refused`` + ``dropped`` + ``pending``),
+        ``sent`` (the server took them), ``refused`` (the server would not), ``dropped`` (the oldest, when the
+        buffer was full; what ``close()`` could not send), ``invalid`` (never kept), ``pending``."""
+        return self._outcomes.stats()
+
+    def flush(self, timeout: Optional[float] = None) -> bool:
+        """Sends the outcomes pending now and waits (at most ``timeout`` seconds): True once they are sent, False
+        when the server could not take them (they stay pending, and are tried again later)."""
+        return self._outcomes.flush(timeout)
+
     def close(self) -> None:
         """Ends the stream and its thread and the background reads, and waits for them. What is held stays
-        readable; reads of anything else raise :class:`ClientClosedError`. Calling it twice does nothing."""
+        readable; reads of anything else raise :class:`ClientClosedError`. Calling it twice does nothing.
+        The outcomes pending are sent, once, waiting at most ``outcomes["close_timeout"]`` (5 s); what could not
+        be sent is counted as dropped."""
         with self._lifecycle:
             if self._closed.is_set():
                 return
             self._closed.set()
             workers = self._workers
         self._stream.close()
+        self._streams.close_all()
         if workers is not None:
             workers.shutdown(wait=True)
+        self._outcomes.close()
 
     def __enter__(self) -> "Promptstore":
         return self
