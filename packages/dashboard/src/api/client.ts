@@ -47,13 +47,28 @@ function retryAfterSeconds(response: Response): number | null {
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
+/** A body sent as it is, with its own type (a dataset file: JSONL or CSV), instead of JSON. */
+export interface RawBody {
+  raw: Blob | string;
+  type: string;
+}
+
+const isRaw = (body: unknown): body is RawBody =>
+  typeof body === "object" && body !== null && "raw" in body && "type" in body;
+
 export async function request<T>(method: Method, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   const init: RequestInit = { method, credentials: "same-origin", headers, signal };
   if (method !== "GET") {
-    headers["content-type"] = "application/json";
     if (csrfToken !== null) headers["x-csrf-token"] = csrfToken;
-    init.body = JSON.stringify(body ?? {});
+    if (isRaw(body)) {
+      // A File or Blob is streamed from disk by the browser; the server reads it as it arrives.
+      headers["content-type"] = body.type;
+      init.body = body.raw;
+    } else {
+      headers["content-type"] = "application/json";
+      init.body = JSON.stringify(body ?? {});
+    }
   }
   let response: Response;
   try {
@@ -115,6 +130,8 @@ export async function postStream(path: string, body: unknown, signal: AbortSigna
 /** `signal`: a request whose answer nobody waits for any more is closed, and the server stops its work. */
 export const get = <T>(path: string, signal?: AbortSignal) => request<T>("GET", path, undefined, signal);
 export const post = <T>(path: string, body?: unknown) => request<T>("POST", path, body);
+/** A POST whose body is a file (or text) of the given type, not JSON. */
+export const postRaw = <T>(path: string, body: RawBody) => request<T>("POST", path, body);
 export const put = <T>(path: string, body?: unknown) => request<T>("PUT", path, body);
 export const patch = <T>(path: string, body?: unknown) => request<T>("PATCH", path, body);
 export const del = <T>(path: string) => request<T>("DELETE", path);

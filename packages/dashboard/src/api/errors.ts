@@ -23,12 +23,14 @@ export function errorFor(errors: readonly FieldError[], field: string): string |
   return errors.find((e) => e.field === field)?.message;
 }
 
+/** Whether an error's field is this field or lies inside it (`tools[0].function.name` is within `tools`). */
+export function isWithin(errorField: string, field: string): boolean {
+  return errorField === field || errorField.startsWith(`${field}.`) || errorField.startsWith(`${field}[`);
+}
+
 /** The message for this field or anything inside it (`tools` matches `tools[0].function.name`). */
 export function errorWithin(errors: readonly FieldError[], field: string): FieldError | undefined {
-  return errors.find(
-    (e) =>
-      e.field !== null && (e.field === field || e.field.startsWith(`${field}.`) || e.field.startsWith(`${field}[`)),
-  );
+  return errors.find((e) => e.field !== null && isWithin(e.field, field));
 }
 
 /**

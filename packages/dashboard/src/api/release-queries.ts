@@ -3,6 +3,7 @@
  * and the project's label settings. Keyed under the project like its prompts, so a decision that moves a
  * label also refreshes every prompt's views and history.
  */
+import type { EvaluationView } from "@promptstore/core/evaluations/evaluations";
 import type {
   LabelSettingView as LabelSetting,
   PublishedVersion,
@@ -53,6 +54,9 @@ export const labelSettingsQuery = (projectId: string) =>
 
 /** Everything a label move can change: the prompts (views, history, list), the labels in use, the requests. */
 function invalidateAfterMove(client: ReturnType<typeof useQueryClient>, projectId: string) {
+  // Gate states are read again too, but not waited for: a decision's own callbacks run once the request list
+  // has been read again, before the request's item (and its callbacks) leaves the screen.
+  void client.invalidateQueries({ queryKey: ["projects", projectId, "gates"] });
   return Promise.all([
     client.invalidateQueries({ queryKey: keys.prompts(projectId) }),
     client.invalidateQueries({ queryKey: releaseKeys.labels(projectId) }),
@@ -107,6 +111,8 @@ export function useDecideRelease(projectId: string) {
         comment ? { comment } : {},
       ),
     onSuccess: () => invalidateAfterMove(client, projectId),
+    // A refusal may be the gate's: read where the candidate stands again.
+    onError: () => client.invalidateQueries({ queryKey: gateKeys.all(projectId) }),
   });
 }
 
@@ -114,6 +120,9 @@ export interface LabelSettingsBody {
   description?: string;
   protected?: boolean;
   fallback?: string | null;
+  /** What a version must pass before the label points to it, or null for none (docs/evaluations.md). */
+  required_evaluation?: unknown;
+  rollback_allowed?: boolean;
 }
 
 export function useConfigureLabel(projectId: string) {
@@ -125,6 +134,47 @@ export function useConfigureLabel(projectId: string) {
       Promise.all([
         client.invalidateQueries({ queryKey: releaseKeys.labels(projectId) }),
         client.invalidateQueries({ queryKey: keys.audit(projectId) }),
+        client.invalidateQueries({ queryKey: ["projects", projectId, "gates"] }),
       ]),
+  });
+}
+
+/** Where a version stands against its label's required evaluation (docs/evaluations.md, "The gate"). */
+export interface GateView {
+  label: string;
+  version: string;
+  required: boolean;
+  state?: "passed" | "failed" | "stale" | "not_evaluated";
+  reason?: string;
+  evaluation?: string | null;
+  pass_rate?: number | null;
+  rollback?: true;
+}
+
+export const gateKeys = {
+  all: (projectId: string) => ["projects", projectId, "gates"] as const,
+  one: (projectId: string, promptId: string, label: string, version: string) =>
+    ["projects", projectId, "gates", promptId, label, version] as const,
+};
+
+export const gateQuery = (projectId: string, promptId: string, label: string, version: string) =>
+  queryOptions({
+    queryKey: gateKeys.one(projectId, promptId, label, version),
+    queryFn: () =>
+      get<GateView>(
+        `${promptPath(projectId, promptId)}${path`/labels/${label}`}/gate?version=${encodeURIComponent(version)}`,
+      ),
+  });
+
+/** Runs the label's required evaluation of a version: 202 running, or 200 when it was already done (reused). */
+export function useRunRequired(projectId: string, promptId: string, label: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (version: string) =>
+      post<EvaluationView>(`${promptPath(projectId, promptId)}${path`/labels/${label}`}/evaluations`, { version }),
+    onSuccess: (view) => {
+      client.setQueryData(["projects", projectId, "evaluations", view.id], view);
+      return client.invalidateQueries({ queryKey: gateKeys.all(projectId) });
+    },
   });
 }

@@ -71,6 +71,9 @@ export function Layout() {
               <NavLink to={`/p/${current.project.id}/releases`} className="subnav-link">
                 Releases
               </NavLink>
+              <NavLink to={`/p/${current.project.id}/datasets`} className="subnav-link">
+                Datasets
+              </NavLink>
               {can(current.role, "write") ? (
                 <NavLink to={`/p/${current.project.id}/settings`} className="subnav-link">
                   Settings

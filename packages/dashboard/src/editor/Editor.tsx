@@ -10,6 +10,7 @@ import { promptViewQuery, useSaveVersion } from "../api/queries";
 import { type DraftSection, draftSection, sectionsBody } from "../forms/sections";
 import { useRevealErrors } from "../forms/useRevealErrors";
 import { validate } from "../forms/validate";
+import { IncludeEditingContext, useIncludeEditing } from "../includes/include-help";
 import { useProject } from "../shell/session";
 import { ConfirmDialog } from "../ui/Dialog";
 import { FormAlert } from "../ui/Field";
@@ -18,7 +19,9 @@ import { preloadable } from "../ui/preloadable";
 import { ErrorState, errorText, Loading } from "../ui/States";
 import { preloadCodeEditor } from "./code/LazyCodeEditor";
 import { DetailsCard } from "./DetailsCard";
-import { useDraftRescue, useLeaveGuard } from "./editor-hooks";
+import { useCarryDraft, useDraftRescue, useLeaveGuard } from "./editor-hooks";
+import { heldDraft } from "./held-draft";
+import { asWritten, keptPins } from "./kept-pins";
 import { ModelSettingsCard } from "./ModelSettingsCard";
 import { checkModel, modelText } from "./model-settings";
 import { peekDraft } from "./rescue";
@@ -92,18 +95,23 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
   const save = useSaveVersion(projectId, initial.id);
   const headingId = useId();
 
-  const [rescued] = useState(() => peekDraft(projectId, initial.id, initial.version));
+  // The draft carried back from the Evaluate tab (held-draft.ts), else one kept when a session ended.
+  const [carried] = useState(() => {
+    const held = heldDraft(projectId, initial.id);
+    return held !== null && held.version === initial.version ? held : null;
+  });
+  const [rescued] = useState(() => carried ?? peekDraft(projectId, initial.id, initial.version));
   const [draft, setDraft] = useState<Draft>(() => ({
     name: rescued?.name ?? initial.name,
     description: rescued?.description ?? initial.description,
-    sections: (rescued?.sections ?? initial.sections).map((s) => draftSection(s)),
+    sections: (rescued?.sections ?? initial.sections.map(asWritten)).map((s) => draftSection(s)),
     tools: rescued?.tools ?? toolsText(initial.tools),
     model: rescued?.model ?? modelText(initial.model),
   }));
   const [baseline, setBaseline] = useState<Snapshot>(() => ({
     name: initial.name,
     description: initial.description,
-    sections: sectionsBody(initial.sections),
+    sections: sectionsBody(initial.sections.map(asWritten)),
     tools: toolsText(initial.tools),
     model: modelText(initial.model),
   }));
@@ -116,6 +124,7 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
   const formRef = useRef<HTMLFormElement>(null);
   useRevealErrors(formRef, errors);
   const [notice, setNotice] = useState<Notice | null>(() => {
+    if (carried) return null;
     if (rescued) return { kind: "info", text: "Restored the changes you had not saved when your session ended." };
     const text = (location.state as { notice?: unknown } | null)?.notice;
     return typeof text === "string" ? { kind: "success", text } : null;
@@ -124,7 +133,7 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
   const dirty = !sameDraft(draft, baseline);
   const tools = useMemo(() => checkTools(draft.tools), [draft.tools]);
   const model = useMemo(() => checkModel(draft.model), [draft.model]);
-  useDraftRescue(projectId, initial.id, () =>
+  const unsaved = () =>
     dirty
       ? {
           version: startedFrom,
@@ -135,9 +144,14 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
           model: draft.model,
           message,
         }
-      : null,
-  );
-  const blocker = useLeaveGuard(dirty);
+      : null;
+  useDraftRescue(projectId, initial.id, unsaved);
+  const carry = useCarryDraft(projectId, initial.id, unsaved);
+  const blocker = useLeaveGuard(dirty, carry.carries, carry.onLeave);
+
+  // The pins the save keeps: the chips and the list under each section show them.
+  const pins = useMemo(() => keptPins(initial.includes, draft.sections) ?? {}, [initial.includes, draft.sections]);
+  const includeEditing = useIncludeEditing(projectId, initial.id, pins);
 
   const setSections = (update: (sections: DraftSection[]) => DraftSection[]) =>
     setDraft((d) => ({ ...d, sections: update(d.sections) }));
@@ -145,10 +159,13 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
   const submit = (publish: boolean) => {
     if (readOnly || save.isPending || !tools.ok || !model.ok) return;
     setNotice(null);
+    const sections = sectionsBody(draft.sections);
+    const pins = keptPins(initial.includes, sections);
     const body = validate(saveVersionBody, {
       name: draft.name,
       description: draft.description,
-      sections: sectionsBody(draft.sections),
+      sections,
+      ...(pins === undefined ? {} : { includes: pins }),
       tools: tools.tools,
       // Empty settings are none: the version saved has no model settings.
       ...(model.model === undefined ? {} : { model: model.model }),
@@ -246,13 +263,15 @@ function EditorForm({ projectId, initial }: { projectId: string; initial: Prompt
           errors={errors}
           onChange={(change) => setDraft((d) => ({ ...d, ...change }))}
         />
-        <SectionList
-          headingId={headingId}
-          sections={draft.sections}
-          readOnly={readOnly}
-          errors={errors}
-          setSections={setSections}
-        />
+        <IncludeEditingContext.Provider value={includeEditing}>
+          <SectionList
+            headingId={headingId}
+            sections={draft.sections}
+            readOnly={readOnly}
+            errors={errors}
+            setSections={setSections}
+          />
+        </IncludeEditingContext.Provider>
         <ToolsCard
           headingId={headingId}
           value={draft.tools}

@@ -78,6 +78,15 @@ export default function PromptPage() {
           <NavLink to={`${base}/preview`} className="tab">
             Preview
           </NavLink>
+          <NavLink to={`${base}/evaluate`} className="tab">
+            Evaluate
+          </NavLink>
+          <NavLink to={`${base}/production`} className="tab">
+            Production
+          </NavLink>
+          <NavLink to={`${base}/includes`} className="tab">
+            Includes
+          </NavLink>
         </nav>
       </header>
       <Suspense fallback={<Loading />}>

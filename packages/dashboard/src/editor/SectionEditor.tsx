@@ -1,5 +1,7 @@
 import type { KeyboardEvent } from "react";
 import type { DraftSection } from "../forms/sections";
+import { useIncludeContext } from "../includes/include-help";
+import { SectionIncludes } from "../includes/SectionIncludes";
 import { Field } from "../ui/Field";
 import { LazyCodeEditor } from "./code/LazyCodeEditor";
 
@@ -31,6 +33,7 @@ export function SectionEditor({
   const first = index === 0;
   const last = index === count - 1;
   const errorId = `section-${section.key}-content-error`;
+  const includes = useIncludeContext();
 
   const onKeyDown = (event: KeyboardEvent) => {
     if (readOnly || !event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
@@ -117,12 +120,15 @@ export function SectionEditor({
         invalid={contentError !== undefined}
         description={contentError}
         placeholder="Write the section. {{ name }} marks a value filled in when the prompt is used."
+        includes={includes?.help}
+        pinsKey={includes ? JSON.stringify(includes.pins) : undefined}
       />
       {contentError ? (
         <p className="field-error" id={errorId}>
           {contentError}
         </p>
       ) : null}
+      {includes ? <SectionIncludes content={section.content} editing={includes} /> : null}
       {section.enabled ? null : (
         <p className="field-hint">Disabled: kept in the version, left out of the assembled prompt.</p>
       )}

@@ -36,7 +36,19 @@ export default function DiffView({ projectId, promptId, from, to }: DiffViewProp
 
 const STATUS_WORDS = { changed: "changed", moved: "moved", added: "added", removed: "removed", unchanged: "unchanged" };
 
-function Comparison({ before, after }: { before: PromptView; after: PromptView }) {
+/**
+ * Two prompt views compared. `labels` name the sides when they are not two saved versions (the includes'
+ * "update available": the served version, and its text with the new pins).
+ */
+export function Comparison({
+  before,
+  after,
+  labels,
+}: {
+  before: PromptView;
+  after: PromptView;
+  labels?: { from: string; to: string };
+}) {
   const sections = useMemo(() => diffSections(before.sections, after.sections), [before, after]);
   const tools = useMemo(() => diffTools(before.tools ?? [], after.tools ?? []), [before, after]);
   const counts = countByStatus(sections);
@@ -47,8 +59,8 @@ function Comparison({ before, after }: { before: PromptView; after: PromptView }
     .map((s) => `${counts[s]} ${STATUS_WORDS[s]}`)
     .join(" · ");
   const toolsChanged = tools.some((t) => t.status !== "unchanged");
-  const fromLabel = shortHash(before.version);
-  const toLabel = shortHash(after.version);
+  const fromLabel = labels?.from ?? shortHash(before.version);
+  const toLabel = labels?.to ?? shortHash(after.version);
 
   if (before.version === after.version) {
     return (

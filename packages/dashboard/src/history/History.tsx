@@ -5,6 +5,7 @@ import { Suspense, useId, useState } from "react";
 import { useParams, useSearchParams } from "react-router";
 import { versionsQuery } from "../api/queries";
 import { labelSettingsQuery, useRemoveLabel } from "../api/release-queries";
+import { StartPlanDialog } from "../rollouts/StartPlanDialog";
 import { useProject } from "../shell/session";
 import { CopyHash } from "../ui/CopyButton";
 import { ConfirmDialog } from "../ui/Dialog";
@@ -292,7 +293,21 @@ export default function History() {
         )}
       </section>
 
-      {labelAction ? (
+      {labelAction?.kind === "plan" ? (
+        <StartPlanDialog
+          projectId={projectId}
+          promptId={promptId}
+          label={labelAction.label}
+          versions={versions}
+          current={list.data.labels?.[labelAction.label] ?? ""}
+          isProtected={isProtected(labelAction.label)}
+          onClose={() => setLabelAction(null)}
+          onDone={(text) => {
+            setLabelAction(null);
+            setNotice(text);
+          }}
+        />
+      ) : labelAction ? (
         <LabelDialog
           projectId={projectId}
           promptId={promptId}

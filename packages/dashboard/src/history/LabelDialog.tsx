@@ -20,7 +20,9 @@ export type LabelAction =
   | { kind: "move"; label: string; version: string }
   | { kind: "rollout"; label: string; version: string; percent?: number }
   | { kind: "complete"; label: string; version: string }
-  | { kind: "abort"; label: string; version: string };
+  | { kind: "abort"; label: string; version: string }
+  /** A rollout plan (docs/rollouts.md "Plans"): its own form, StartPlanDialog. */
+  | { kind: "plan"; label: string; version: string };
 
 interface LabelDialogProps {
   projectId: string;
@@ -47,6 +49,8 @@ function titleOf(action: LabelAction, isProtected: boolean): { title: string; co
       return { title: `Complete the rollout on ${label}?`, confirm: "Complete rollout" };
     case "abort":
       return { title: `Abort the rollout on ${label}?`, confirm: "Abort rollout" };
+    case "plan":
+      return { title: `Start a rollout plan on ${label}`, confirm: "Start plan" };
   }
 }
 

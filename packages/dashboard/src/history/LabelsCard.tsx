@@ -1,5 +1,7 @@
 import { PRODUCTION } from "@promptstore/core/labels";
 import { useQuery } from "@tanstack/react-query";
+import { Link } from "react-router";
+import { isActive, planQuery } from "../api/plan-queries";
 import { promptViewQuery } from "../api/queries";
 import type { LabelSetting } from "../api/release-queries";
 import { shortHash } from "../ui/format";
@@ -109,6 +111,9 @@ function LabelRow({
   // The read of the label reports its rollout (the arm it got does not matter here).
   const view = useQuery(promptViewQuery(projectId, promptId, name, false));
   const rollout = view.data?.rollout;
+  // A plan moves the rollout by itself: say so, and where to watch it.
+  const plan = useQuery(planQuery(projectId, promptId, name));
+  const planned = isActive(plan.data) ? plan.data : null;
   return (
     <tr>
       <td className="cell-primary">
@@ -130,6 +135,11 @@ function LabelRow({
           <span className="rollout-state">
             <span className="hash">{shortHash(rollout.candidate)}</span> to {rollout.percent}% of reads
             <meter className="meter rollout-meter" min={0} max={100} value={rollout.percent} aria-hidden="true" />
+            {planned ? (
+              <Link className="small" to="../production">
+                by a {planned.status} plan, step {planned.step + 1} of {planned.steps.length}
+              </Link>
+            ) : null}
           </span>
         ) : (
           <span className="subtle small">none</span>
@@ -175,6 +185,16 @@ function LabelRow({
                 onClick={() => onAction({ kind: "rollout", label: name, version: latest === hash ? "" : latest })}
               >
                 Roll out…
+              </button>
+            )}
+            {rollout ? null : (
+              <button
+                type="button"
+                className="button button-small"
+                aria-label={`Start a rollout plan on ${name}`}
+                onClick={() => onAction({ kind: "plan", label: name, version: "" })}
+              >
+                Plan…
               </button>
             )}
             {name !== PRODUCTION && !setting?.protected ? (

@@ -2,7 +2,8 @@ import { can } from "@promptstore/core/accounts/permissions";
 import { useQuery } from "@tanstack/react-query";
 import { type ReactNode, Suspense, useId, useState } from "react";
 import { Link, useSearchParams } from "react-router";
-import { type Release, type ReleaseStatus, releasesQuery, useDecideRelease } from "../api/release-queries";
+import { evaluationQuery } from "../api/evaluation-queries";
+import { gateQuery, type Release, type ReleaseStatus, releasesQuery, useDecideRelease } from "../api/release-queries";
 import { LazyDiffView } from "../history/LazyDiffView";
 import { useProject } from "../shell/session";
 import { Field } from "../ui/Field";
@@ -10,7 +11,9 @@ import { plural, savedByLabel, shortHash } from "../ui/format";
 import { LabelBadge } from "../ui/LabelBadge";
 import { EmptyState, ErrorState, errorText, Loading } from "../ui/States";
 import { TimeAgo } from "../ui/TimeAgo";
+import { ReleaseEvaluation } from "./ReleaseEvaluation";
 import { ReleaseExamples } from "./ReleaseExamples";
+import { gateBlock, ReleaseGate } from "./ReleaseGate";
 import "../history/history.css";
 import "./releases.css";
 
@@ -157,7 +160,16 @@ function ReleaseItem({
   onDecided: (notice: string) => void;
 }) {
   const headingId = useId();
+  const blockId = useId();
   const pending = release.status === "pending";
+  // The label's required evaluation, for a request still waiting: Approve waits until its candidate passes.
+  const gate = useQuery({
+    ...gateQuery(projectId, release.prompt_id, release.label, release.version),
+    enabled: pending,
+  });
+  const followed = gate.data?.state === "not_evaluated" ? (gate.data.evaluation ?? "") : "";
+  const gateRun = useQuery({ ...evaluationQuery(projectId, followed), enabled: followed !== "" });
+  const block = pending ? (gate.isError ? null : gateBlock(gate.data, gateRun.data?.status === "running")) : null;
   const [showDiff, setShowDiff] = useState(pending);
   const promptLink = `/p/${projectId}/prompts/${encodeURIComponent(release.prompt_id)}/history`;
   const target = release.percent
@@ -251,8 +263,12 @@ function ReleaseItem({
           </div>
         )}
       </div>
+      <ReleaseGate projectId={projectId} release={release} gate={gate.data} />
+      <ReleaseEvaluation projectId={projectId} release={release} />
       {showDiff ? <ReleaseExamples projectId={projectId} releaseId={release.id} label={release.label} /> : null}
-      {pending && canDecide ? <Decision projectId={projectId} release={release} onDecided={onDecided} /> : null}
+      {pending && canDecide ? (
+        <Decision projectId={projectId} release={release} onDecided={onDecided} block={block} blockId={blockId} />
+      ) : null}
     </article>
   );
 }
@@ -262,10 +278,15 @@ function Decision({
   projectId,
   release,
   onDecided,
+  block,
+  blockId,
 }: {
   projectId: string;
   release: Release;
   onDecided: (notice: string) => void;
+  /** Why Approve waits (the label's required evaluation), shown in the gate's part; null when it need not. */
+  block: string | null;
+  blockId: string;
 }) {
   const decide = useDecideRelease(projectId);
   const [comment, setComment] = useState("");
@@ -309,13 +330,20 @@ function Decision({
           {errorText(decide.error)}
         </p>
       ) : null}
+      {block !== null ? (
+        <p className="small release-gate-block" id={blockId}>
+          {block}
+        </p>
+      ) : null}
       <div className="form-actions">
         <button
           type="button"
           className="button button-primary"
-          disabled={decide.isPending}
+          disabled={decide.isPending || block !== null}
           aria-busy={(decide.isPending && choice === true) || undefined}
-          aria-describedby={decide.isError ? errorId : undefined}
+          aria-describedby={
+            [block !== null ? blockId : "", decide.isError ? errorId : ""].join(" ").trim() || undefined
+          }
           onClick={() => run(true)}
         >
           Approve

@@ -1,5 +1,7 @@
 import { type FormEvent, type ReactNode, useId, useLayoutEffect, useRef } from "react";
-import { type FieldError, unplacedErrors } from "../api/errors";
+import { unplacedErrors } from "../api/errors";
+import { type FormFieldList, FormFields, missingFields, showsErrorsOf } from "../forms/FormFields";
+import type { Form, FormValues } from "../forms/useForm";
 import { useRevealErrors } from "../forms/useRevealErrors";
 import { BusyButton, FormAlert } from "./Field";
 
@@ -99,55 +101,62 @@ export function ConfirmDialog({
   );
 }
 
-interface FormDialogProps {
+interface FormDialogProps<V extends FormValues> {
+  /** The values the fields show and change, and the errors shown with them (`useForm`). */
+  form: Form<V>;
+  /** Rendered in order, each with its label, hint and error; an error no field shows is listed above them. */
+  fields: FormFieldList<V>;
   title: string;
   /** The form's accessible name. */
   name: string;
   /** A class beside `form`. */
   className?: string;
-  errors: readonly FieldError[];
-  /** Whether the form shows a field's error beside its input; the others are listed at the top. */
-  shows: (field: string) => boolean;
   submitLabel: string;
   pending: boolean;
-  /** The form was submitted (the browser's own submission is prevented). */
+  /** The form was submitted with every required field filled (the browser's own submission is prevented). */
   onSubmit: () => void;
   onClose: () => void;
-  children: ReactNode;
+  /** What the form shows after its fields. */
+  children?: ReactNode;
 }
 
 /**
- * A dialog that creates or changes one thing: its fields, the errors no field shows above them, Cancel and
- * the submit button. After a failed submit the first problem is brought into view.
+ * A dialog that creates or changes one thing: the fields it is given as data (`FormFields`), the errors no
+ * field shows above them, Cancel and the submit button. A submit first shows what its required fields lack,
+ * or else clears the errors shown and calls `onSubmit`, which shows any problem it finds. After a failed
+ * submit the first problem is brought into view.
  */
-export function FormDialog({
+export function FormDialog<V extends FormValues>({
+  form,
+  fields,
   title,
   name,
   className,
-  errors,
-  shows,
   submitLabel,
   pending,
   onSubmit,
   onClose,
   children,
-}: FormDialogProps) {
-  const form = useRef<HTMLFormElement>(null);
-  useRevealErrors(form, errors);
+}: FormDialogProps<V>) {
+  const element = useRef<HTMLFormElement>(null);
+  useRevealErrors(element, form.errors);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onSubmit();
+    const missing = missingFields(fields, form.values);
+    form.show(missing);
+    if (missing.length === 0) onSubmit();
   };
   return (
     <Dialog title={title} onClose={onClose}>
       <form
-        ref={form}
+        ref={element}
         className={className ? `form ${className}` : "form"}
         onSubmit={submit}
         noValidate
         aria-label={name}
       >
-        <FormAlert messages={unplacedErrors(errors, shows)} />
+        <FormAlert messages={unplacedErrors(form.errors, showsErrorsOf(fields))} />
+        <FormFields fields={fields} form={form} />
         {children}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>

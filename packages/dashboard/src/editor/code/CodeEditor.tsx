@@ -17,6 +17,7 @@ import { drawSelection, EditorView, keymap, placeholder as placeholderText } fro
 import { classHighlighter } from "@lezer/highlight";
 import { useEffect, useRef } from "react";
 import shadowCss from "./code-editor-shadow.css?inline";
+import { type IncludeHelp, includeSupport, pinsChanged } from "./include-support";
 import { variableHighlight } from "./variable-highlight";
 
 export interface CodeEditorProps {
@@ -33,6 +34,10 @@ export interface CodeEditorProps {
    */
   description?: string | undefined;
   placeholder?: string;
+  /** Includes (docs/includes.md): chips, Ctrl/Cmd-click to open, completion. Given when the editor is made. */
+  includes?: IncludeHelp | undefined;
+  /** Changes when the includes' pins change, so the chips are drawn again. */
+  pinsKey?: string | undefined;
 }
 
 // Alt+ArrowUp/Down move the whole section in the prompt editor, so CodeMirror must not take them for
@@ -123,6 +128,8 @@ export default function CodeEditor(props: CodeEditorProps) {
   const emitted = useRef<string[]>([]);
   const lastEmitted = useRef<string | null>(null);
   const dynamic = useRef(new Compartment());
+  const includes = useRef(props.includes);
+  includes.current = props.includes;
   const attributes = ariaAttributes(props);
   const attributesKey = JSON.stringify(attributes);
 
@@ -148,6 +155,7 @@ export default function CodeEditor(props: CodeEditorProps) {
           syntaxHighlighting(classHighlighter),
           theme,
           languageOf(language),
+          language === "markdown" && props.includes ? includeSupport(() => includes.current) : [],
           placeholder ? placeholderText(placeholder) : [],
           dynamic.current.of([EditorState.readOnly.of(readOnly), EditorView.contentAttributes.of(attributes)]),
           EditorView.updateListener.of((update) => {
@@ -193,6 +201,11 @@ export default function CodeEditor(props: CodeEditorProps) {
       ]),
     });
   }, [readOnly, attributesKey]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the key stands for the pins, read through the ref
+  useEffect(() => {
+    view.current?.dispatch({ effects: pinsChanged.of(null) });
+  }, [props.pinsKey]);
 
   return <div ref={host} className="code-editor" />;
 }

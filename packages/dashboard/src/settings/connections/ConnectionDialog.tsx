@@ -1,16 +1,12 @@
-import { useState } from "react";
 import {
   type ModelConnection,
   type UpdateConnectionBody,
   useAddConnection,
   useUpdateConnection,
 } from "../../api/connection-queries";
-import { errorFor, type FieldError } from "../../api/errors";
+import type { FormField } from "../../forms/FormFields";
+import { useForm } from "../../forms/useForm";
 import { FormDialog } from "../../ui/Dialog";
-import { Field, TextField } from "../../ui/Field";
-import { fieldErrorOf } from "../../ui/States";
-
-const FORM_FIELDS = new Set(["name", "base_url", "api_key", "models"]);
 
 /** "gpt-4o-mini, gpt-4o" or one per line → the list; blanks and repeats dropped. */
 export function parseModels(text: string): string[] {
@@ -47,6 +43,60 @@ export function changesOf(
   return body;
 }
 
+type Values = { name: string; base_url: string; api_key: string; remove_key: boolean; models: string };
+
+const NAME: FormField<Values> = {
+  name: "name",
+  label: "Name",
+  hint: "How the playground lists it, e.g. OpenAI.",
+  required: true,
+  autofocus: true,
+};
+const BASE_URL: FormField<Values> = {
+  name: "base_url",
+  label: "Base URL",
+  hint: "An OpenAI-compatible API: OpenAI, Azure OpenAI, OpenRouter, Groq, Together, vLLM, Ollama, LM Studio. A server on this machine or its network (Ollama at http://127.0.0.1:11434/v1) is refused unless the server is started with PROMPTSTORE_MODEL_ALLOW_PRIVATE=true.",
+  type: "url",
+  placeholder: "https://api.openai.com/v1",
+  required: true,
+};
+const REMOVE_KEY: FormField<Values> = {
+  kind: "checkbox",
+  name: "remove_key",
+  label: "Remove the stored key (for a local server that needs none)",
+};
+const MODELS: FormField<Values> = {
+  kind: "textarea",
+  name: "models",
+  label: "Models",
+  optional: true,
+  hint: "The models offered in the playground, separated by commas or one per line.",
+  mono: true,
+  rows: 2,
+  spellCheck: false,
+  placeholder: "gpt-4o-mini, gpt-4o",
+};
+
+/** The key's field: what a stored key becomes, and whether the edited base URL leaves the key behind. */
+function apiKeyField(editing: ModelConnection | undefined, values: Values): FormField<Values> {
+  return {
+    name: "api_key",
+    label: editing?.has_key ? "New API key" : "API key",
+    optional: true,
+    hint:
+      editing?.has_key && originChanged(editing.base_url, values.base_url)
+        ? "The base URL moves to another host: the stored key stays with the old one. Type the key for the new address, or remove the stored key."
+        : editing?.has_key
+          ? "A key is stored, encrypted; it is never shown. Leave this empty to keep it, or type one to replace it."
+          : "Kept encrypted on the server and never shown again, to anyone. Local servers may need none.",
+    mono: true,
+    type: "password",
+    autoComplete: "new-password",
+    spellCheck: false,
+    disabled: values.remove_key,
+  };
+}
+
 /**
  * Adds a connection, or edits one (`editing`). The API key goes to the server once, in this request, and is
  * never shown again: the input is a password field, and the form forgets it as soon as the server has it.
@@ -63,30 +113,35 @@ export function ConnectionDialog({
 }) {
   const add = useAddConnection(projectId);
   const update = useUpdateConnection(projectId);
-  const pending = add.isPending || update.isPending;
-  const [name, setName] = useState(editing?.name ?? "");
-  const [baseUrl, setBaseUrl] = useState(editing?.base_url ?? "");
-  const [apiKey, setApiKey] = useState("");
-  const [removeKey, setRemoveKey] = useState(false);
-  const [models, setModels] = useState(editing?.models.join(", ") ?? "");
-  const [errors, setErrors] = useState<FieldError[]>([]);
+  const form = useForm<Values>({
+    name: editing?.name ?? "",
+    base_url: editing?.base_url ?? "",
+    api_key: "",
+    remove_key: false,
+    models: editing?.models.join(", ") ?? "",
+  });
 
+  // Name and base URL are there: the dialog checked its required fields.
   const submit = () => {
-    const problems: FieldError[] = [];
-    if (name.trim() === "") problems.push({ field: "name", message: "is required" });
-    if (baseUrl.trim() === "") problems.push({ field: "base_url", message: "is required" });
-    if (problems.length > 0) return setErrors(problems);
-    setErrors([]);
-    const list = parseModels(models);
+    const { values } = form;
+    const name = values.name.trim();
+    const baseUrl = values.base_url.trim();
+    const list = parseModels(values.models);
     const done = {
       onSuccess: () => {
-        setApiKey("");
+        form.set("api_key", "");
         onClose();
       },
-      onError: (error: unknown) => setErrors([fieldErrorOf(error)]),
+      onError: form.refused,
     };
     if (editing) {
-      const body = changesOf(editing, { name: name.trim(), baseUrl: baseUrl.trim(), models: list, apiKey, removeKey });
+      const body = changesOf(editing, {
+        name,
+        baseUrl,
+        models: list,
+        apiKey: values.api_key,
+        removeKey: values.remove_key,
+      });
       // Nothing changed: the server would refuse an empty edit, and there is nothing to save.
       if (Object.keys(body).length === 0) return onClose();
       update.mutate({ id: editing.id, body }, done);
@@ -94,9 +149,9 @@ export function ConnectionDialog({
     }
     add.mutate(
       {
-        name: name.trim(),
-        base_url: baseUrl.trim(),
-        ...(apiKey === "" ? {} : { api_key: apiKey }),
+        name,
+        base_url: baseUrl,
+        ...(values.api_key === "" ? {} : { api_key: values.api_key }),
         ...(list.length === 0 ? {} : { models: list }),
       },
       done,
@@ -105,75 +160,14 @@ export function ConnectionDialog({
 
   return (
     <FormDialog
+      form={form}
+      fields={[NAME, BASE_URL, apiKeyField(editing, form.values), editing?.has_key && REMOVE_KEY, MODELS]}
       title={editing ? `Edit ${editing.name}` : "Add a model connection"}
       name="Model connection"
-      errors={errors}
-      shows={(f) => FORM_FIELDS.has(f) || f.startsWith("models")}
       submitLabel={editing ? "Save changes" : "Add connection"}
-      pending={pending}
+      pending={add.isPending || update.isPending}
       onSubmit={submit}
       onClose={onClose}
-    >
-      <TextField
-        label="Name"
-        error={errorFor(errors, "name")}
-        hint="How the playground lists it, e.g. OpenAI."
-        value={name}
-        onChange={setName}
-        data-autofocus
-      />
-      <TextField
-        label="Base URL"
-        error={errorFor(errors, "base_url")}
-        hint="An OpenAI-compatible API: OpenAI, Azure OpenAI, OpenRouter, Groq, Together, vLLM, Ollama, LM Studio. A server on this machine or its network (Ollama at http://127.0.0.1:11434/v1) is refused unless the server is started with PROMPTSTORE_MODEL_ALLOW_PRIVATE=true."
-        type="url"
-        placeholder="https://api.openai.com/v1"
-        value={baseUrl}
-        onChange={setBaseUrl}
-      />
-      <TextField
-        label={editing?.has_key ? "New API key" : "API key"}
-        optional
-        error={errorFor(errors, "api_key")}
-        hint={
-          editing?.has_key && originChanged(editing.base_url, baseUrl)
-            ? "The base URL moves to another host: the stored key stays with the old one. Type the key for the new address, or remove the stored key."
-            : editing?.has_key
-              ? "A key is stored, encrypted; it is never shown. Leave this empty to keep it, or type one to replace it."
-              : "Kept encrypted on the server and never shown again, to anyone. Local servers may need none."
-        }
-        mono
-        type="password"
-        autoComplete="new-password"
-        spellCheck={false}
-        value={apiKey}
-        disabled={removeKey}
-        onChange={setApiKey}
-      />
-      {editing?.has_key ? (
-        <label className="checkbox">
-          <input type="checkbox" checked={removeKey} onChange={(e) => setRemoveKey(e.target.checked)} />
-          Remove the stored key (for a local server that needs none)
-        </label>
-      ) : null}
-      <Field
-        label="Models"
-        optional
-        error={errors.find((e) => e.field?.startsWith("models"))?.message}
-        hint="The models offered in the playground, separated by commas or one per line."
-      >
-        {(control) => (
-          <textarea
-            {...control}
-            className="textarea mono"
-            rows={2}
-            spellCheck={false}
-            placeholder="gpt-4o-mini, gpt-4o"
-            value={models}
-            onChange={(e) => setModels(e.target.value)}
-          />
-        )}
-      </Field>
-    </FormDialog>
+    />
   );
 }

@@ -74,7 +74,8 @@ function DeliveryRow({ delivery: d, now }: { delivery: DeliveryView; now: number
       <td className="cell-primary">
         <span className="webhook-delivery-event">{label(d.event_type)}</span>
         <span className="subtle webhook-delivery-meta">
-          {d.prompt_id} · event {d.event_id} · <TimeAgo iso={d.created_at} />
+          {/* A project's event (label.requirement_changed) is about no prompt: its prompt_id is "". */}
+          {d.prompt_id === "" ? "" : `${d.prompt_id} · `}event {d.event_id} · <TimeAgo iso={d.created_at} />
         </span>
       </td>
       <td data-label="Status">

@@ -1,15 +1,42 @@
 import { EVENT_TYPES, type EventType } from "@promptstore/core/events";
 import { createWebhookBody, updateWebhookBody, WEBHOOK_LIMITS, type WebhookView } from "@promptstore/core/webhooks";
 import { useState } from "react";
-import { errorFor, type FieldError } from "../../api/errors";
 import { useCreateWebhook, useRotateSecret, useUpdateWebhook } from "../../api/webhook-queries";
+import type { FormField } from "../../forms/FormFields";
+import { useForm } from "../../forms/useForm";
 import { validate } from "../../forms/validate";
 import { ConfirmDialog, FormDialog } from "../../ui/Dialog";
-import { TextField } from "../../ui/Field";
-import { errorText, fieldErrorOf } from "../../ui/States";
+import { errorText } from "../../ui/States";
 import { EVENT_HELP, label, type Secret } from "./labels";
 
-const FORM_FIELDS = new Set(["url", "description", "events", "enabled"]);
+type Values = { url: string; description: string; events: readonly EventType[]; enabled: boolean };
+
+const URL_FIELD: FormField<Values> = {
+  name: "url",
+  label: "URL",
+  hint: "An http:// or https:// address on the internet; requests come from this server.",
+  type: "url",
+  placeholder: "https://example.com/hooks/promptstore",
+  autofocus: true,
+};
+const DESCRIPTION: FormField<Values> = {
+  name: "description",
+  label: "Description",
+  optional: true,
+  maxLength: WEBHOOK_LIMITS.descriptionLength,
+  placeholder: "What receives these events",
+};
+const EVENTS: FormField<Values> = {
+  kind: "choices",
+  name: "events",
+  label: "Events",
+  options: EVENT_TYPES.map((type) => ({ value: type, label: label(type), help: EVENT_HELP[type] })),
+};
+const ENABLED: FormField<Values> = {
+  kind: "checkbox",
+  name: "enabled",
+  label: "Enabled: new events are queued and sent",
+};
 
 /** Adds an endpoint, or changes one (and rotates its secret). */
 export function EndpointDialog({
@@ -26,37 +53,32 @@ export function EndpointDialog({
   const create = useCreateWebhook(projectId);
   const update = useUpdateWebhook(projectId, endpoint?.id ?? "");
   const rotate = useRotateSecret(projectId, endpoint?.id ?? "");
-  const [url, setUrl] = useState(endpoint?.url ?? "");
-  const [description, setDescription] = useState(endpoint?.description ?? "");
-  const [events, setEvents] = useState<EventType[]>(endpoint?.events ?? [...EVENT_TYPES]);
-  const [enabled, setEnabled] = useState(endpoint?.enabled ?? true);
-  const [errors, setErrors] = useState<FieldError[]>([]);
+  const form = useForm<Values>({
+    url: endpoint?.url ?? "",
+    description: endpoint?.description ?? "",
+    events: endpoint?.events ?? [...EVENT_TYPES],
+    enabled: endpoint?.enabled ?? true,
+  });
   const [confirmRotate, setConfirmRotate] = useState(false);
-  const pending = create.isPending || update.isPending;
-
-  const serverError = (error: unknown) => setErrors([fieldErrorOf(error)]);
 
   const submit = () => {
+    const { url, description, events, enabled } = form.values;
     // In the order the checkboxes show, whatever order they were ticked in.
     const chosen = EVENT_TYPES.filter((type) => events.includes(type));
     if (endpoint === null) {
       const body = validate(createWebhookBody, { url, events: chosen, ...(description ? { description } : {}) });
-      if (!body.ok) return setErrors(body.errors);
-      setErrors([]);
+      if (!body.ok) return form.show(body.errors);
       create.mutate(body.data, {
         onSuccess: (created) =>
           onSecret({ title: "Your new endpoint's signing secret", url: created.url, secret: created.secret }),
-        onError: serverError,
+        onError: form.refused,
       });
     } else {
       const body = validate(updateWebhookBody, { url, events: chosen, description, enabled });
-      if (!body.ok) return setErrors(body.errors);
-      setErrors([]);
-      update.mutate(body.data, { onSuccess: onClose, onError: serverError });
+      if (!body.ok) return form.show(body.errors);
+      update.mutate(body.data, { onSuccess: onClose, onError: form.refused });
     }
   };
-
-  const eventsError = errors.find((e) => e.field?.startsWith("events"))?.message;
 
   if (confirmRotate && endpoint) {
     return (
@@ -84,77 +106,25 @@ export function EndpointDialog({
 
   return (
     <FormDialog
+      form={form}
+      fields={[URL_FIELD, DESCRIPTION, EVENTS, endpoint && ENABLED]}
       title={endpoint ? "Edit endpoint" : "Add an endpoint"}
       name="Webhook endpoint"
       className="webhook-form"
-      errors={errors}
-      shows={(f) => FORM_FIELDS.has(f) || f.startsWith("events")}
       submitLabel={endpoint ? "Save" : "Add endpoint"}
-      pending={pending}
+      pending={create.isPending || update.isPending}
       onSubmit={submit}
       onClose={onClose}
     >
-      <TextField
-        label="URL"
-        error={errorFor(errors, "url")}
-        hint="An http:// or https:// address on the internet; requests come from this server."
-        type="url"
-        placeholder="https://example.com/hooks/promptstore"
-        value={url}
-        onChange={setUrl}
-        data-autofocus
-      />
-      <TextField
-        label="Description"
-        optional
-        error={errorFor(errors, "description")}
-        maxLength={WEBHOOK_LIMITS.descriptionLength}
-        placeholder="What receives these events"
-        value={description}
-        onChange={setDescription}
-      />
-      <fieldset
-        className="webhook-event-choices"
-        aria-invalid={eventsError ? true : undefined}
-        aria-describedby={eventsError ? "webhook-events-error" : undefined}
-      >
-        <legend className="field-label">Events</legend>
-        {EVENT_TYPES.map((type) => (
-          <label key={type} className="checkbox webhook-event-choice">
-            <input
-              type="checkbox"
-              checked={events.includes(type)}
-              onChange={(e) =>
-                setEvents((current) => (e.target.checked ? [...current, type] : current.filter((t) => t !== type)))
-              }
-            />
-            <span>
-              {label(type)}
-              {EVENT_HELP[type] ? <span className="subtle"> · {EVENT_HELP[type]}</span> : null}
-            </span>
-          </label>
-        ))}
-        {eventsError ? (
-          <p className="field-error" id="webhook-events-error">
-            {eventsError}
-          </p>
-        ) : null}
-      </fieldset>
       {endpoint ? (
-        <>
-          <label className="checkbox">
-            <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
-            Enabled: new events are queued and sent
-          </label>
-          <div className="webhook-rotate">
-            <p className="field-hint">
-              The signing secret was shown once, when the endpoint was added. Lost it, or leaked it? Rotate it.
-            </p>
-            <button type="button" className="button button-small" onClick={() => setConfirmRotate(true)}>
-              Rotate secret…
-            </button>
-          </div>
-        </>
+        <div className="webhook-rotate">
+          <p className="field-hint">
+            The signing secret was shown once, when the endpoint was added. Lost it, or leaked it? Rotate it.
+          </p>
+          <button type="button" className="button button-small" onClick={() => setConfirmRotate(true)}>
+            Rotate secret…
+          </button>
+        </div>
       ) : null}
     </FormDialog>
   );

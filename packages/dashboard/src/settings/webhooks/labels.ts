@@ -13,6 +13,7 @@ const EVENT_LABELS: Record<string, string> = {
   "release.requested": "Release requested",
   "release.approved": "Release approved",
   "release.rejected": "Release rejected",
+  "label.requirement_changed": "Required evaluation changed",
 };
 export const EVENT_HELP: Record<string, string> = {
   "prompt.created": "a new prompt and its first version",
@@ -25,6 +26,7 @@ export const EVENT_HELP: Record<string, string> = {
   "release.requested": "someone asks to move a protected label",
   "release.approved": "a release is approved (the label moves)",
   "release.rejected": "a release is rejected",
+  "label.requirement_changed": "a label's required evaluation or rollback rule changes (no prompt)",
 };
 export const label = (type: EventType): string => EVENT_LABELS[type] ?? type;
 
