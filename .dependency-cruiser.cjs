@@ -24,6 +24,13 @@ const doors = [
   "service/prompts/content-input.ts",
   "service/accounts/account-service.ts",
   "service/events/change-bus.ts",
+  // evaluations run versions and judges through the playground's model-call path, and webhook checks through
+  // the webhook sender, signed with the endpoint's sealed secret
+  "service/playground/run-service.ts",
+  "service/playground/connection-service.ts",
+  "service/playground/model-call.ts",
+  "service/webhooks/webhook-sender.ts",
+  "service/webhooks/webhook-secrets.ts",
   // not domains: every difference between the dialects, and the migrations (which import nothing of ours)
   "store/dialects/",
   "store/migrations/",
