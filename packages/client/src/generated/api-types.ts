@@ -212,6 +212,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v2/prompts/{id}/plans": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The prompt's rollout plans on every label, newest first, each with every decision that moved it and the numbers that decided it */
+    get: operations["listPlans"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v2/prompts/{id}/labels/{label}/plan/pause": {
     parameters: {
       query?: never;
@@ -1890,14 +1907,22 @@ export interface operations {
           message?: string;
           /** @description A rollout plan (steps and guardrails, docs/rollouts.md) that the approval starts: the label rolls out to the first step's percent, and the approval covers every later step */
           plan?: {
+            /** @description The steps, each with a higher percent than the one before */
             steps: {
+              /** @description The candidate's share during the step, a whole percent; 100 only as the last step */
               percent: number;
+              /** @description The step lasts at least this long, whatever the outcomes say */
               min_duration_seconds: number;
+              /** @description And gets at least this many candidate outcomes (0 when not given) */
               min_outcomes?: number;
             }[];
+            /** @description The guardrails every step is judged by; name at least one */
             guardrails: {
+              /** @description X: the candidate's ok rate may be lower by at most this (0.02 = 2 points) */
               ok_rate_drop?: number;
+              /** @description Y: the candidate's mean score (0 to 1) may be lower by at most this */
               score_drop?: number;
+              /** @description Z: the candidate's latency p95 may be higher by at most this share of the current one's (0.2 = 20%) */
               latency_p95_increase?: number;
             };
           };
@@ -2436,13 +2461,20 @@ export interface operations {
               percent: number;
               step_started_at: string;
               steps: {
+                /** @description The candidate's share during the step, a whole percent; 100 only as the last step */
                 percent: number;
+                /** @description The step lasts at least this long, whatever the outcomes say */
                 min_duration_seconds: number;
+                /** @description And gets at least this many candidate outcomes (0 when not given) */
                 min_outcomes?: number;
               }[];
+              /** @description The guardrails every step is judged by; name at least one */
               guardrails: {
+                /** @description X: the candidate's ok rate may be lower by at most this (0.02 = 2 points) */
                 ok_rate_drop?: number;
+                /** @description Y: the candidate's mean score (0 to 1) may be lower by at most this */
                 score_drop?: number;
+                /** @description Z: the candidate's latency p95 may be higher by at most this share of the current one's (0.2 = 20%) */
                 latency_p95_increase?: number;
               };
               started_by: string;
@@ -2497,6 +2529,52 @@ export interface operations {
                 /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
                 by: string;
               } | null;
+              /** @description Every decision that moved the plan, oldest first: each advance, then its completion or abort */
+              decisions: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              }[];
             };
           };
         };
@@ -2522,15 +2600,24 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description The candidate version's hash */
           version: string;
+          /** @description The steps, each with a higher percent than the one before */
           steps: {
+            /** @description The candidate's share during the step, a whole percent; 100 only as the last step */
             percent: number;
+            /** @description The step lasts at least this long, whatever the outcomes say */
             min_duration_seconds: number;
+            /** @description And gets at least this many candidate outcomes (0 when not given) */
             min_outcomes?: number;
           }[];
+          /** @description The guardrails every step is judged by; name at least one */
           guardrails: {
+            /** @description X: the candidate's ok rate may be lower by at most this (0.02 = 2 points) */
             ok_rate_drop?: number;
+            /** @description Y: the candidate's mean score (0 to 1) may be lower by at most this */
             score_drop?: number;
+            /** @description Z: the candidate's latency p95 may be higher by at most this share of the current one's (0.2 = 20%) */
             latency_p95_increase?: number;
           };
         };
@@ -2563,13 +2650,20 @@ export interface operations {
               percent: number;
               step_started_at: string;
               steps: {
+                /** @description The candidate's share during the step, a whole percent; 100 only as the last step */
                 percent: number;
+                /** @description The step lasts at least this long, whatever the outcomes say */
                 min_duration_seconds: number;
+                /** @description And gets at least this many candidate outcomes (0 when not given) */
                 min_outcomes?: number;
               }[];
+              /** @description The guardrails every step is judged by; name at least one */
               guardrails: {
+                /** @description X: the candidate's ok rate may be lower by at most this (0.02 = 2 points) */
                 ok_rate_drop?: number;
+                /** @description Y: the candidate's mean score (0 to 1) may be lower by at most this */
                 score_drop?: number;
+                /** @description Z: the candidate's latency p95 may be higher by at most this share of the current one's (0.2 = 20%) */
                 latency_p95_increase?: number;
               };
               started_by: string;
@@ -2624,6 +2718,52 @@ export interface operations {
                 /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
                 by: string;
               } | null;
+              /** @description Every decision that moved the plan, oldest first: each advance, then its completion or abort */
+              decisions: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              }[];
             };
           };
         };
@@ -2634,6 +2774,171 @@ export interface operations {
       404: components["responses"]["Error404"];
       409: components["responses"]["Error409"];
       415: components["responses"]["Error415"];
+      429: components["responses"]["Error429"];
+    };
+  };
+  listPlans: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Prompt id (slug) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            /** @description A prompt's rollout plans */
+            data: {
+              /** @description At most 50 plans, newest first */
+              plans: {
+                id: string;
+                prompt_id: string;
+                label: string;
+                /** @description The candidate */
+                version: string;
+                /** @description What the label served when the plan started: the current arm */
+                from_version: string;
+                /** @enum {string} */
+                status: "running" | "paused" | "aborted" | "completed";
+                /** @description The step it stands at (0-based) */
+                step: number;
+                /** @description The candidate's share now (100 once completed, 0 once aborted) */
+                percent: number;
+                step_started_at: string;
+                steps: {
+                  /** @description The candidate's share during the step, a whole percent; 100 only as the last step */
+                  percent: number;
+                  /** @description The step lasts at least this long, whatever the outcomes say */
+                  min_duration_seconds: number;
+                  /** @description And gets at least this many candidate outcomes (0 when not given) */
+                  min_outcomes?: number;
+                }[];
+                /** @description The guardrails every step is judged by; name at least one */
+                guardrails: {
+                  /** @description X: the candidate's ok rate may be lower by at most this (0.02 = 2 points) */
+                  ok_rate_drop?: number;
+                  /** @description Y: the candidate's mean score (0 to 1) may be lower by at most this */
+                  score_drop?: number;
+                  /** @description Z: the candidate's latency p95 may be higher by at most this share of the current one's (0.2 = 20%) */
+                  latency_p95_increase?: number;
+                };
+                started_by: string;
+                started_at: string;
+                ended_at: string | null;
+                /** @description Why it ended: a breach, who aborted it, or a change outside the plan */
+                end_reason: string | null;
+                /** @description The approved release request it started from (protected labels) */
+                release_id: string | null;
+                last_decision: {
+                  /**
+                   * @description What the step's evidence said (a person's command: what they did)
+                   * @enum {string}
+                   */
+                  verdict: "wait" | "advance" | "complete" | "abort";
+                  /** @description When it was decided (ISO 8601, UTC) */
+                  at: string;
+                  /** @description The step decided on (0-based) */
+                  step: number;
+                  results: {
+                    /** @enum {string} */
+                    guardrail: "ok_rate" | "score" | "latency_p95";
+                    /** @description X, Y or Z as the plan gave it */
+                    threshold: number;
+                    /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                    estimate: number | null;
+                    /** @description The always-valid confidence interval of the estimate */
+                    interval: [number, number | null] | null;
+                    /** @enum {string} */
+                    decision: "breached" | "holds" | "undecided";
+                    /** @description The interval holds at 1 − alpha, at every moment at once */
+                    alpha: number;
+                    candidate: {
+                      count: number;
+                      value: number | null;
+                    };
+                    current: {
+                      count: number;
+                      value: number | null;
+                    };
+                  }[];
+                  /** @description Null for a person's command */
+                  minimums: {
+                    elapsed_seconds: number;
+                    min_duration_seconds: number;
+                    /** @description The candidate's outcomes in this step */
+                    candidate_outcomes: number;
+                    min_outcomes: number;
+                    /** @description Both minimums passed */
+                    met: boolean;
+                  } | null;
+                  /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                  by: string;
+                } | null;
+                /** @description Every decision that moved the plan, oldest first: each advance, then its completion or abort */
+                decisions: {
+                  /**
+                   * @description What the step's evidence said (a person's command: what they did)
+                   * @enum {string}
+                   */
+                  verdict: "wait" | "advance" | "complete" | "abort";
+                  /** @description When it was decided (ISO 8601, UTC) */
+                  at: string;
+                  /** @description The step decided on (0-based) */
+                  step: number;
+                  results: {
+                    /** @enum {string} */
+                    guardrail: "ok_rate" | "score" | "latency_p95";
+                    /** @description X, Y or Z as the plan gave it */
+                    threshold: number;
+                    /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                    estimate: number | null;
+                    /** @description The always-valid confidence interval of the estimate */
+                    interval: [number, number | null] | null;
+                    /** @enum {string} */
+                    decision: "breached" | "holds" | "undecided";
+                    /** @description The interval holds at 1 − alpha, at every moment at once */
+                    alpha: number;
+                    candidate: {
+                      count: number;
+                      value: number | null;
+                    };
+                    current: {
+                      count: number;
+                      value: number | null;
+                    };
+                  }[];
+                  /** @description Null for a person's command */
+                  minimums: {
+                    elapsed_seconds: number;
+                    min_duration_seconds: number;
+                    /** @description The candidate's outcomes in this step */
+                    candidate_outcomes: number;
+                    min_outcomes: number;
+                    /** @description Both minimums passed */
+                    met: boolean;
+                  } | null;
+                  /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                  by: string;
+                }[];
+              }[];
+            };
+          };
+        };
+      };
+      400: components["responses"]["Error400"];
+      401: components["responses"]["Error401"];
+      404: components["responses"]["Error404"];
       429: components["responses"]["Error429"];
     };
   };
@@ -2677,13 +2982,20 @@ export interface operations {
               percent: number;
               step_started_at: string;
               steps: {
+                /** @description The candidate's share during the step, a whole percent; 100 only as the last step */
                 percent: number;
+                /** @description The step lasts at least this long, whatever the outcomes say */
                 min_duration_seconds: number;
+                /** @description And gets at least this many candidate outcomes (0 when not given) */
                 min_outcomes?: number;
               }[];
+              /** @description The guardrails every step is judged by; name at least one */
               guardrails: {
+                /** @description X: the candidate's ok rate may be lower by at most this (0.02 = 2 points) */
                 ok_rate_drop?: number;
+                /** @description Y: the candidate's mean score (0 to 1) may be lower by at most this */
                 score_drop?: number;
+                /** @description Z: the candidate's latency p95 may be higher by at most this share of the current one's (0.2 = 20%) */
                 latency_p95_increase?: number;
               };
               started_by: string;
@@ -2738,6 +3050,52 @@ export interface operations {
                 /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
                 by: string;
               } | null;
+              /** @description Every decision that moved the plan, oldest first: each advance, then its completion or abort */
+              decisions: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              }[];
             };
           };
         };
@@ -2790,13 +3148,20 @@ export interface operations {
               percent: number;
               step_started_at: string;
               steps: {
+                /** @description The candidate's share during the step, a whole percent; 100 only as the last step */
                 percent: number;
+                /** @description The step lasts at least this long, whatever the outcomes say */
                 min_duration_seconds: number;
+                /** @description And gets at least this many candidate outcomes (0 when not given) */
                 min_outcomes?: number;
               }[];
+              /** @description The guardrails every step is judged by; name at least one */
               guardrails: {
+                /** @description X: the candidate's ok rate may be lower by at most this (0.02 = 2 points) */
                 ok_rate_drop?: number;
+                /** @description Y: the candidate's mean score (0 to 1) may be lower by at most this */
                 score_drop?: number;
+                /** @description Z: the candidate's latency p95 may be higher by at most this share of the current one's (0.2 = 20%) */
                 latency_p95_increase?: number;
               };
               started_by: string;
@@ -2851,6 +3216,52 @@ export interface operations {
                 /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
                 by: string;
               } | null;
+              /** @description Every decision that moved the plan, oldest first: each advance, then its completion or abort */
+              decisions: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              }[];
             };
           };
         };
@@ -2903,13 +3314,20 @@ export interface operations {
               percent: number;
               step_started_at: string;
               steps: {
+                /** @description The candidate's share during the step, a whole percent; 100 only as the last step */
                 percent: number;
+                /** @description The step lasts at least this long, whatever the outcomes say */
                 min_duration_seconds: number;
+                /** @description And gets at least this many candidate outcomes (0 when not given) */
                 min_outcomes?: number;
               }[];
+              /** @description The guardrails every step is judged by; name at least one */
               guardrails: {
+                /** @description X: the candidate's ok rate may be lower by at most this (0.02 = 2 points) */
                 ok_rate_drop?: number;
+                /** @description Y: the candidate's mean score (0 to 1) may be lower by at most this */
                 score_drop?: number;
+                /** @description Z: the candidate's latency p95 may be higher by at most this share of the current one's (0.2 = 20%) */
                 latency_p95_increase?: number;
               };
               started_by: string;
@@ -2964,6 +3382,52 @@ export interface operations {
                 /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
                 by: string;
               } | null;
+              /** @description Every decision that moved the plan, oldest first: each advance, then its completion or abort */
+              decisions: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              }[];
             };
           };
         };
@@ -3016,13 +3480,20 @@ export interface operations {
               percent: number;
               step_started_at: string;
               steps: {
+                /** @description The candidate's share during the step, a whole percent; 100 only as the last step */
                 percent: number;
+                /** @description The step lasts at least this long, whatever the outcomes say */
                 min_duration_seconds: number;
+                /** @description And gets at least this many candidate outcomes (0 when not given) */
                 min_outcomes?: number;
               }[];
+              /** @description The guardrails every step is judged by; name at least one */
               guardrails: {
+                /** @description X: the candidate's ok rate may be lower by at most this (0.02 = 2 points) */
                 ok_rate_drop?: number;
+                /** @description Y: the candidate's mean score (0 to 1) may be lower by at most this */
                 score_drop?: number;
+                /** @description Z: the candidate's latency p95 may be higher by at most this share of the current one's (0.2 = 20%) */
                 latency_p95_increase?: number;
               };
               started_by: string;
@@ -3077,6 +3548,52 @@ export interface operations {
                 /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
                 by: string;
               } | null;
+              /** @description Every decision that moved the plan, oldest first: each advance, then its completion or abort */
+              decisions: {
+                /**
+                 * @description What the step's evidence said (a person's command: what they did)
+                 * @enum {string}
+                 */
+                verdict: "wait" | "advance" | "complete" | "abort";
+                /** @description When it was decided (ISO 8601, UTC) */
+                at: string;
+                /** @description The step decided on (0-based) */
+                step: number;
+                results: {
+                  /** @enum {string} */
+                  guardrail: "ok_rate" | "score" | "latency_p95";
+                  /** @description X, Y or Z as the plan gave it */
+                  threshold: number;
+                  /** @description candidate − current (ok_rate, score); candidate / current − 1 (latency_p95); null without data */
+                  estimate: number | null;
+                  /** @description The always-valid confidence interval of the estimate */
+                  interval: [number, number | null] | null;
+                  /** @enum {string} */
+                  decision: "breached" | "holds" | "undecided";
+                  /** @description The interval holds at 1 − alpha, at every moment at once */
+                  alpha: number;
+                  candidate: {
+                    count: number;
+                    value: number | null;
+                  };
+                  current: {
+                    count: number;
+                    value: number | null;
+                  };
+                }[];
+                /** @description Null for a person's command */
+                minimums: {
+                  elapsed_seconds: number;
+                  min_duration_seconds: number;
+                  /** @description The candidate's outcomes in this step */
+                  candidate_outcomes: number;
+                  min_outcomes: number;
+                  /** @description Both minimums passed */
+                  met: boolean;
+                } | null;
+                /** @description Who decided: `plan` (the server, from outcomes) or the person or key */
+                by: string;
+              }[];
             };
           };
         };

@@ -81,8 +81,19 @@ export const planView = z
     end_reason: z.string().nullable().describe("Why it ended: a breach, who aborted it, or a change outside the plan"),
     release_id: z.string().nullable().describe("The approved release request it started from (protected labels)"),
     last_decision: planDecisionOut.nullable(),
+    decisions: z
+      .array(planDecisionOut)
+      .describe("Every decision that moved the plan, oldest first: each advance, then its completion or abort"),
   })
   .describe("A rollout plan");
+
+/** How many plans `GET /api/v2/prompts/:id/plans` lists at most: the newest. */
+export const PLANS_LISTED = 50;
+
+/** `GET /api/v2/prompts/:id/plans`: the prompt's plans on every label, newest first. */
+export const planListOut = z
+  .object({ plans: z.array(planView).describe(`At most ${PLANS_LISTED} plans, newest first`) })
+  .describe("A prompt's rollout plans");
 export type PlanView = z.infer<typeof planView>;
 
 /** What a `rollout.*` event carries: the plan after the decision, and the numbers that decided it. */

@@ -43,6 +43,15 @@ export const planQuery = (projectId: string, promptId: string, label: string) =>
     refetchInterval: (query) => (isActive(query.state.data) ? PLAN_REFRESH_MS : IDLE_REFRESH_MS),
   });
 
+/** The prompt's plans on every label, newest first, with their decisions: the History tab's rollout lines. */
+export const promptPlansQuery = (projectId: string, promptId: string) =>
+  queryOptions({
+    queryKey: [...keys.prompt(projectId, promptId), "plans"] as const,
+    queryFn: ({ signal }) =>
+      get<{ plans: PlanView[] }>(path`/api/dashboard/projects/${projectId}/prompts/${promptId}/plans`, signal),
+    refetchInterval: (query) => (query.state.data?.plans.some(isActive) ? PLAN_REFRESH_MS : IDLE_REFRESH_MS),
+  });
+
 /** After a plan changes the label: the prompt's views, versions and plans, and the labels in use. */
 function refreshAfter(client: ReturnType<typeof useQueryClient>, projectId: string, promptId: string, view: PlanView) {
   client.setQueryData(planKey(projectId, promptId, view.label), view);

@@ -3,8 +3,10 @@ import { labelNameProblem, PRODUCTION } from "@promptstore/core/labels";
 import { useQuery } from "@tanstack/react-query";
 import { Suspense, useId, useState } from "react";
 import { useParams, useSearchParams } from "react-router";
+import { promptPlansQuery } from "../api/plan-queries";
 import { versionsQuery } from "../api/queries";
 import { labelSettingsQuery, useRemoveLabel } from "../api/release-queries";
+import { PlanLines } from "../rollouts/PlanLines";
 import { StartPlanDialog } from "../rollouts/StartPlanDialog";
 import { useProject } from "../shell/session";
 import { CopyHash } from "../ui/CopyButton";
@@ -38,6 +40,9 @@ export default function History() {
   const [publishing, setPublishing] = useState<Version | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const settings = useQuery(labelSettingsQuery(projectId));
+  // The rollouts each version had, oldest first: lines under its row (none while they load or fail).
+  const plans = useQuery(promptPlansQuery(projectId, promptId));
+  const plansOf = (version: string) => (plans.data?.plans ?? []).filter((p) => p.version === version).reverse();
   const [labelAction, setLabelAction] = useState<LabelAction | null>(null);
   const [picked, setPicked] = useState<string | null>(null);
   const [removing, setRemoving] = useState<string | null>(null);
@@ -168,6 +173,7 @@ export default function History() {
                         <span className="subtle">No message</span>
                       )}
                       <TriedOn examples={(v as { examples?: Tried }).examples} />
+                      <PlanLines plans={plansOf(v.version)} />
                     </td>
                     <td data-label="Saved">
                       <TimeAgo iso={v.created_at} />

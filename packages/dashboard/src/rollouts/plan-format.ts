@@ -85,6 +85,38 @@ export function decisionLine(plan: Pick<PlanView, "steps">, decision: PlanDecisi
   }, by ${decidedBy(decision.by)}`;
 }
 
+/** What a decision did to the label, in words: "advanced to 25%", "completed: 100%", "aborted at 10%". */
+function decisionDid(plan: Pick<PlanView, "steps">, decision: PlanDecisionOut): string {
+  const at = (step: number) => plan.steps[step]?.percent;
+  if (decision.verdict === "advance") return `advanced to ${at(decision.step + 1)}%`;
+  if (decision.verdict === "complete") return "completed: 100%";
+  if (decision.verdict === "abort") return `aborted at ${at(decision.step)}%`;
+  return `waited at ${at(decision.step)}%`;
+}
+
+/** A guardrail's numbers in one phrase: "Ok rate −15.0 pts (−18.2 pts to −11.8 pts; −5.0 pts at worst) breached". */
+export function resultPhrase(r: Result): string {
+  const estimate = r.estimate === null ? "—" : difference(r.guardrail, r.estimate);
+  const bounds = `${intervalText(r.guardrail, r.interval)}; ${thresholdText(r.guardrail, r.threshold)}`;
+  return `${GUARDRAIL_TITLES[r.guardrail]} ${estimate} (${bounds}) ${DECISION_WORDS[r.decision]}`;
+}
+
+/**
+ * A decision as a line of the prompt's history, with the numbers that decided it: "production rollout aborted
+ * at 50%, by the plan, from outcomes: Ok rate −15.0 pts (…) breached". A person's command has no numbers; an
+ * end by a move made outside the plan says so.
+ */
+export function historyLine(plan: Pick<PlanView, "label" | "steps" | "end_reason">, decision: PlanDecisionOut): string {
+  const head = `${plan.label} rollout ${decisionDid(plan, decision)}, by ${decidedBy(decision.by)}`;
+  if (decision.results.length > 0) return `${head}: ${decision.results.map(resultPhrase).join("; ")}`;
+  const outside = decision.verdict === "abort" && plan.end_reason?.startsWith("the label was changed outside");
+  return outside ? `${head} (a move made outside the plan)` : head;
+}
+
+/** The start of a plan as a line of the prompt's history: "production rollout started at 10%, by a@b.c". */
+export const startLine = (plan: Pick<PlanView, "label" | "steps" | "started_by">): string =>
+  `${plan.label} rollout started at ${plan.steps[0]?.percent}%, by ${decidedBy(plan.started_by)}`;
+
 /** A duration a person reads at a glance: "45 s", "4 min 10 s", "1 h", "1 h 30 min", "2 d 3 h". */
 export function duration(total: number): string {
   const s = Math.max(0, Math.round(total));

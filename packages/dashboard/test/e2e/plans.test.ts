@@ -11,6 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../../../server/test/support/binary.js";
 import { armValue, difference, intervalText } from "../../src/rollouts/plan-format";
+import { shortHash } from "../../src/ui/format";
 import {
   type Bootstrapped,
   chromiumAvailable,
@@ -401,6 +402,23 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: rollout plans", 
     );
     await expectAccessible(page, "plans-aborted");
     await screenshot(page, "plans-09-aborted");
+
+    // The prompt's history has the rollout as lines under the candidate's row, with the numbers.
+    await page.goto(`${server.url}${base}/worse/history`);
+    const lines = page.getByRole("list", { name: "Rollouts of this version" });
+    await lines.locator("li").nth(1).waitFor();
+    const texts = (await lines.locator("li").allTextContents()).map((t) => t.replace(/ · (just now|\d+ \S+ ago)$/, ""));
+    expect(texts).toEqual([
+      "production rollout started at 50%, by API key " + `${plan.started_by.slice("key:".length)}…`,
+      `production rollout aborted at 50%, by the plan, from outcomes: Ok rate −15.0 pts (${intervalText(
+        "ok_rate",
+        result.interval,
+      )}; −5.0 pts at worst) breached`,
+    ]);
+    const row = page.getByRole("row").filter({ has: lines });
+    expect(await row.locator(".copy-hash").textContent()).toBe(shortHash(v2));
+    await expectAccessible(page, "plans-history");
+    await screenshot(page, "plans-09-history");
     await page.context().close();
   });
 

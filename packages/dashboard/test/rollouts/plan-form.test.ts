@@ -7,8 +7,10 @@ import {
   decisionLine,
   difference,
   duration,
+  historyLine,
   intervalText,
   planGuardrails,
+  startLine,
   stepMinimums,
   thresholdText,
 } from "../../src/rollouts/plan-format";
@@ -106,5 +108,46 @@ describe("plan-format", () => {
     ];
     const decision: PlanDecisionOut = { verdict: "abort", at: "", step: 1, results: [], minimums: null, by: "plan" };
     expect(decisionLine({ steps }, decision)).toBe("Abort at step 2 (50%), by the plan, from outcomes");
+  });
+
+  it("writes a plan's start and decisions as lines of the prompt's history, with the numbers that decided them", () => {
+    const steps = [
+      { percent: 10, min_duration_seconds: 0 },
+      { percent: 50, min_duration_seconds: 0 },
+    ];
+    const plan = { label: "production", steps, end_reason: null, started_by: "user:a@b.c" };
+    const arm = { count: 2000, value: 0.95 };
+    const breach: PlanDecisionOut = {
+      verdict: "abort",
+      at: "",
+      step: 1,
+      results: [
+        {
+          guardrail: "ok_rate",
+          threshold: 0.05,
+          estimate: -0.15,
+          interval: [-0.182, -0.118],
+          decision: "breached",
+          alpha: 0.05,
+          candidate: { count: 2000, value: 0.8 },
+          current: arm,
+        },
+      ],
+      minimums: null,
+      by: "plan",
+    };
+    expect(startLine(plan)).toBe("production rollout started at 10%, by a@b.c");
+    expect(historyLine(plan, breach)).toBe(
+      "production rollout aborted at 50%, by the plan, from outcomes: Ok rate −15.0 pts (−18.2 pts to −11.8 pts; −5.0 pts at worst) breached",
+    );
+    const advance: PlanDecisionOut = { ...breach, verdict: "advance", step: 0, results: [], by: "key:ps_abc" };
+    expect(historyLine(plan, advance)).toBe("production rollout advanced to 50%, by API key ps_abc…");
+    const complete: PlanDecisionOut = { ...advance, verdict: "complete", step: 1, by: "plan" };
+    expect(historyLine(plan, complete)).toBe("production rollout completed: 100%, by the plan, from outcomes");
+    const outside = { ...plan, end_reason: "the label was changed outside the plan by user:x@y.z" };
+    const ended: PlanDecisionOut = { ...advance, verdict: "abort", step: 0, by: "user:x@y.z" };
+    expect(historyLine(outside, ended)).toBe(
+      "production rollout aborted at 10%, by x@y.z (a move made outside the plan)",
+    );
   });
 });

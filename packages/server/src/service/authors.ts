@@ -34,13 +34,19 @@ export function releaseShownTo<R extends ReleaseActors>(caller: Pick<Caller, "ac
 /** Every `user:<e-mail>` in a text (a plan's end reason names who ended it) as "a person". */
 const withoutEmails = (text: string | null): string | null => text?.replace(/user:\S+/g, "user") ?? null;
 
-type PlanActors = { end_reason: string | null; decision?: { by: string }; last_decision?: { by: string } | null };
+type PlanActors = {
+  end_reason: string | null;
+  decision?: { by: string };
+  last_decision?: { by: string } | null;
+  decisions?: { by: string }[];
+};
 
 function planWithoutAuthors<P extends PlanActors & { started_by?: string }>(plan: P): P {
   const shown: P = { ...plan, end_reason: withoutEmails(plan.end_reason) };
   if (plan.started_by !== undefined) shown.started_by = withoutEmail(plan.started_by);
   if (plan.decision) shown.decision = { ...plan.decision, by: withoutEmail(plan.decision.by) };
   if (plan.last_decision) shown.last_decision = { ...plan.last_decision, by: withoutEmail(plan.last_decision.by) };
+  if (plan.decisions) shown.decisions = plan.decisions.map((d) => ({ ...d, by: withoutEmail(d.by) }));
   return shown;
 }
 

@@ -36,6 +36,7 @@ describe.each(DATABASES)("rollout plan rows ($name)", (database) => {
     end_reason: null,
     last_decision: null,
     step_starts: null,
+    decisions: null,
   });
 
   it("decides each step once: of eight racing decisions one wins, and a decision from a past step loses", async () => {

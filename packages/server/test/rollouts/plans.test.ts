@@ -64,6 +64,7 @@ describe.each(DATABASES)("rollout plans ($name)", (database) => {
       end_reason: null,
       release_id: null,
       last_decision: null,
+      decisions: [],
     });
     expect(view.started_by).toMatch(/^key:/);
     expect((await read()).rollout).toMatchObject({ candidate: v2, percent: 10 });
@@ -135,6 +136,10 @@ describe.each(DATABASES)("rollout plans ($name)", (database) => {
       ["rollout.completed", 2, 100, "complete"],
     ]);
     expect(events[0]?.plan.decision.results[0]).toMatchObject({ guardrail: "ok_rate", decision: "holds" });
+    // The prompt's history lists the plan with every decision that moved it, the numbers included.
+    const { plans } = (await call("GET", "/api/v2/prompts/bot/plans")).body.data;
+    expect(plans.map((p: any) => [p.id, p.status])).toEqual([[view.id, "completed"]]);
+    expect(plans[0].decisions).toEqual(events.map((e) => e.plan.decision));
     const served = await read();
     expect([served.version, served.rollout]).toEqual([v2, undefined]);
     // The label's own events went out with each step: clients follow a plan with no change.

@@ -2,7 +2,7 @@
  * Rollout plans (docs/rollouts.md "Plans") under `prefix`: `/api/v2` for keys, the dashboard's project prefix
  * for sessions. Same service, same schemas; the service decides permissions (plans/plan-service.ts).
  */
-import { planView } from "@promptstore/core/rollouts/plan-view";
+import { planListOut, planView } from "@promptstore/core/rollouts/plan-view";
 import { planRequest } from "@promptstore/core/rollouts/plans";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Caller } from "../../service/access.js";
@@ -60,6 +60,16 @@ export const PLAN_OPERATIONS: Operation[] = [
     response: planView,
     errors: [400, 401, 404, 429],
   },
+  {
+    method: "get",
+    path: "/api/v2/prompts/{id}/plans",
+    operationId: "listPlans",
+    summary:
+      "The prompt's rollout plans on every label, newest first, each with every decision that moved it and the numbers that decided it",
+    status: 200,
+    response: planListOut,
+    errors: [400, 401, 404, 429],
+  },
   ...COMMANDS.map(
     ({ command, operationId, summary }): Operation => ({
       method: "post",
@@ -100,6 +110,11 @@ export function registerPlanRoutes(
   app.get(path, options, async (request) => {
     const [id, label] = where(request);
     return ok(await prompts.plans.get(await surface.caller(request), id, label));
+  });
+
+  app.get(`${prefix}/prompts/:id/plans`, options, async (request) => {
+    const id = promptIdParam(request.params);
+    return ok({ plans: await prompts.plans.list(await surface.caller(request), id) });
   });
 
   for (const { command } of COMMANDS) {

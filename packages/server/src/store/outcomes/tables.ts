@@ -91,4 +91,6 @@ export interface RolloutPlansTable {
   last_decision: string | null;
   /** JSON: when each step so far started (ISO), the plan's start first; null on rows from before migration 028. */
   step_starts: string | null;
+  /** JSON: every decision that moved the plan (advance, completion, abort), oldest first (migration 028). */
+  decisions: string | null;
 }

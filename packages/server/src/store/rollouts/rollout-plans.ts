@@ -13,6 +13,8 @@ export interface PlanMove {
   endReason?: string | null;
   /** The decision's numbers as JSON; kept as they were when not given. */
   lastDecision?: string | null;
+  /** Every decision that moved the plan as JSON; kept as they were when not given. */
+  decisions?: string;
   /** Every step's start as JSON; kept as they were when not given. */
   stepStarts?: string;
 }
@@ -65,6 +67,19 @@ export class RolloutPlans {
       .executeTakeFirst();
   }
 
+  /** The prompt's plans on every label, newest first: the rollouts its history shows. */
+  async ofPrompt(projectId: string, promptId: string, limit: number): Promise<PlanRow[]> {
+    return this.db
+      .selectFrom("rollout_plans")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("prompt_id", "=", promptId)
+      .orderBy("started_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
+  }
+
   /** The organization a project belongs to: whose trail a runner's decisions are written to. */
   async orgOf(projectId: string): Promise<string | undefined> {
     const row = await this.db.selectFrom("projects").select("org_id").where("id", "=", projectId).executeTakeFirst();
@@ -111,6 +126,7 @@ export class RolloutPlans {
         ...(to.endReason !== undefined ? { end_reason: to.endReason } : {}),
         ...(to.lastDecision !== undefined ? { last_decision: to.lastDecision } : {}),
         ...(to.stepStarts !== undefined ? { step_starts: to.stepStarts } : {}),
+        ...(to.decisions !== undefined ? { decisions: to.decisions } : {}),
       })
       .where("id", "=", id)
       .where("step", "=", from.step)

@@ -32,6 +32,19 @@ export function percentOf(row: PlanRow): number {
   return stepsOf(row)[row.step]?.percent ?? 0;
 }
 
+/** Every decision that moved the plan, oldest first; a row from before migration 028 knows only its last. */
+export function decisionsOf(row: PlanRow): PlanDecisionOut[] {
+  if (row.decisions !== null) return JSON.parse(row.decisions) as PlanDecisionOut[];
+  const last = row.last_decision === null ? null : (JSON.parse(row.last_decision) as PlanDecisionOut);
+  return last !== null && last.verdict !== "wait" ? [last] : [];
+}
+
+/** What a decision that moves the plan writes on its row: it as the last decision, and appended to the list. */
+export const decidedColumns = (row: PlanRow, decision: PlanDecisionOut) => ({
+  lastDecision: JSON.stringify(decision),
+  decisions: JSON.stringify([...decisionsOf(row), decision]),
+});
+
 export function planViewOf(row: PlanRow): PlanView {
   return {
     id: row.id,
@@ -51,6 +64,7 @@ export function planViewOf(row: PlanRow): PlanView {
     end_reason: row.end_reason,
     release_id: row.release_id,
     last_decision: row.last_decision === null ? null : (JSON.parse(row.last_decision) as PlanDecisionOut),
+    decisions: decisionsOf(row),
   };
 }
 
@@ -82,6 +96,7 @@ export async function insertPlan(
     end_reason: null,
     last_decision: null,
     step_starts: JSON.stringify([at]),
+    decisions: "[]",
   };
   await plansOf(tx).insert(row);
   change.audited("rollout.started", plan.from, plan.version, `${plan.promptId}:${plan.label}`);
@@ -161,7 +176,16 @@ export async function endPlanOnMove(
   const reason = `the label was changed outside the plan by ${by}`;
   const decision: PlanDecisionOut = { verdict: "abort", at, step: row.step, results: [], minimums: null, by };
   const to = { status: "aborted" as const, step: row.step, stepStartedAt: row.step_started_at, endReason: reason };
-  if (!(await plans.decide(row.id, row, { ...to, lastDecision: JSON.stringify(decision) }, at))) return;
-  const after: PlanRow = { ...row, status: "aborted", ended_at: at, end_reason: reason, updated_at: at };
+  const columns = decidedColumns(row, decision);
+  if (!(await plans.decide(row.id, row, { ...to, ...columns }, at))) return;
+  const after: PlanRow = {
+    ...row,
+    status: "aborted",
+    ended_at: at,
+    end_reason: reason,
+    updated_at: at,
+    last_decision: columns.lastDecision,
+    decisions: columns.decisions,
+  };
   recordDecision(change, prompt, row, after, "rollout.aborted", decision, production);
 }

@@ -10,7 +10,7 @@
  * Starting moves the label to the first step through `moveLabel`, so its required evaluation applies.
  */
 import { AppError, badRequest, conflict, notFound } from "@promptstore/core/errors";
-import type { PlanDecisionOut, PlanView } from "@promptstore/core/rollouts/plan-view";
+import { PLANS_LISTED, type PlanDecisionOut, type PlanView } from "@promptstore/core/rollouts/plan-view";
 import type { PlanRequest } from "@promptstore/core/rollouts/plans";
 import { shortHash } from "@promptstore/core/version-ref";
 import { type NewAuditEntry, recordAudit } from "../../../store/audit.js";
@@ -90,6 +90,15 @@ export class PlanService {
     if (!row) throw notFound(`plan: label ${label} of prompt ${promptId} has no plan`);
     // A read key sees that a person acted, not who (docs/decisions.md, "`saved_by` for read keys").
     return planShownTo(caller, planViewOf(row));
+  }
+
+  /** `GET /prompts/:id/plans`: the prompt's plans on every label, newest first, each with its decisions. */
+  async list(caller: Caller, promptId: string): Promise<PlanView[]> {
+    requireAccess(caller, "read", "reading plans");
+    const store = this.context.store(caller.projectId);
+    await requirePrompt(store, promptId);
+    const rows = await plansOf(store).ofPrompt(caller.projectId, promptId, PLANS_LISTED);
+    return rows.map((row) => planShownTo(caller, planViewOf(row)));
   }
 
   /** `POST …/plan/pause|resume|advance|abort`: a person's or a key's command on the label's active plan. */

@@ -13,7 +13,7 @@ import type { PlanMove, PlanRow } from "../../../store/rollouts/rollout-plans.js
 import type { Database } from "../../../store/schema.js";
 import { type LabelGate, type LabelMove, moveLabel } from "../label-moves.js";
 import type { PromptChange } from "../prompt-changes.js";
-import { type PlanEventType, plansOf, recordDecision, stepStartsOf, stepsOf } from "./plan-records.js";
+import { decidedColumns, type PlanEventType, plansOf, recordDecision, stepStartsOf, stepsOf } from "./plan-records.js";
 
 /** What plans need of PromptService: its store, its recording of a change, its notice and its gate. */
 export interface PlanContext {
@@ -80,7 +80,8 @@ export async function applyStep(
     type = "rollout.advanced";
   }
   await moveLabel(tx, change, prompt, move, at, gate);
-  if (!(await plansOf(tx).decide(row.id, row, { ...to, lastDecision: JSON.stringify(decision) }, at))) {
+  const columns = decidedColumns(row, decision);
+  if (!(await plansOf(tx).decide(row.id, row, { ...to, ...columns }, at))) {
     throw new LostDecision(row.id);
   }
   const after: PlanRow = {
@@ -89,7 +90,8 @@ export async function applyStep(
     step: to.step,
     step_started_at: to.stepStartedAt,
     updated_at: at,
-    last_decision: JSON.stringify(decision),
+    last_decision: columns.lastDecision,
+    decisions: columns.decisions,
     ...(to.stepStarts !== undefined ? { step_starts: to.stepStarts } : {}),
     ...(to.status === "aborted" || to.status === "completed" ? { ended_at: at } : {}),
     ...(to.endReason !== undefined ? { end_reason: to.endReason } : {}),
