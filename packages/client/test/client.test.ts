@@ -254,8 +254,9 @@ describe.each(DATABASES)("client against the real server ($name)", (database) =>
   test("a request without an answer in timeoutMs is aborted: a typed timeout, retried for reads", async () => {
     const server = await fx.start();
     const proxy = await fx.proxy(server.url);
+    // The prompt is made with the default timeout: a loaded machine may take more than 200 ms to save it.
+    await fx.client({ baseUrl: server.url }).create({ name: "Slow", sections: SECTIONS });
     const client = fx.client({ baseUrl: proxy.url, mode: "none", timeoutMs: 200, retries: 0 });
-    await client.create({ name: "Slow", sections: SECTIONS });
 
     proxy.delayNext(1, 1_000, "/api/v2/prompts/slow");
     const started = Date.now();
@@ -264,8 +265,9 @@ describe.each(DATABASES)("client against the real server ($name)", (database) =>
     expect((error as PromptstoreTimeoutError).timeoutMs).toBe(200);
     expect(Date.now() - started).toBeLessThan(900);
 
-    const retrying = fx.client({ baseUrl: proxy.url, mode: "none", timeoutMs: 200, retries: 1, retryBaseDelayMs: 1 });
-    proxy.delayNext(1, 1_000, "/api/v2/prompts/slow");
+    // The retry's own answer gets a second, so that only the delayed first try times out.
+    const retrying = fx.client({ baseUrl: proxy.url, mode: "none", timeoutMs: 1_000, retries: 1, retryBaseDelayMs: 1 });
+    proxy.delayNext(1, 5_000, "/api/v2/prompts/slow");
     expect((await retrying.get("slow")).id).toBe("slow");
   });
 
