@@ -16,7 +16,7 @@ export default defineConfig({
         test: {
           name: "suite",
           include: ["test/**/*.test.ts"],
-          globalSetup: ["test/support/clear-server-logs.ts"],
+          globalSetup: ["test/support/clear-server-logs.ts", "test/support/database-templates.ts"],
           sequence: { groupOrder: 0 },
         },
       },

@@ -1,62 +1,56 @@
 /**
  * The one suite runs over every database the machine has: SQLite always, PostgreSQL when
- * TEST_DATABASE_URL points at a server (CI sets it). Each test gets a fresh, empty database.
+ * TEST_DATABASE_URL points at a server (CI sets it). Each test gets a fresh database: empty from `create()`,
+ * migrated from `freshStore` (a copy of the run's migrated template, database-templates.ts, when there is one).
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import { inject } from "vitest";
 import { type DialectName, openStore, type Store } from "../../src/store/index.js";
+import { adminQuery, dropPostgresDatabase } from "./postgres-admin.js";
 
 export interface TestDatabase {
   name: DialectName;
-  /** A DATABASE_URL for a new, empty database, and how to drop it. */
-  create(): Promise<{ url: string; drop(): Promise<void> }>;
+  /**
+   * A DATABASE_URL for a new database, and how to drop it: empty, or with `migrated` a copy of the run's
+   * migrated template when the run has one (else empty too: opening it migrates it).
+   */
+  create(options?: { migrated?: boolean }): Promise<{ url: string; drop(): Promise<void> }>;
+}
+
+/** A value the run's globalSetup provided, or undefined in a run without it (the client's suite). */
+function provided<K extends "sqliteTemplate" | "postgresTemplate">(key: K) {
+  try {
+    return inject(key) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const sqlite: TestDatabase = {
   name: "sqlite",
-  async create() {
+  async create(options = {}) {
     const dir = mkdtempSync(join(tmpdir(), "promptstore-test-"));
-    return { url: join(dir, "test.sqlite"), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    const url = join(dir, "test.sqlite");
+    const template = options.migrated ? provided("sqliteTemplate") : undefined;
+    if (template) copyFileSync(template, url);
+    return { url, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   },
 };
 
 function postgres(adminUrl: string): TestDatabase {
   return {
     name: "postgres",
-    async create() {
+    async create(options = {}) {
       const name = `promptstore_test_${randomBytes(6).toString("hex")}`;
-      const admin = new pg.Client({ connectionString: adminUrl });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
+      const template = options.migrated ? provided("postgresTemplate") : undefined;
+      // A template is copied only while no one is connected to it: adminQuery waits for its last goodbye.
+      await adminQuery(adminUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`);
       const url = new URL(adminUrl);
       url.pathname = `/${name}`;
-      return {
-        url: url.toString(),
-        async drop() {
-          const client = new pg.Client({ connectionString: adminUrl });
-          await client.connect();
-          try {
-            // pg's pool.end() resolves before its connections are gone; FORCE would kill them mid-goodbye
-            // and their clients would raise errors nobody listens to. Wait for them instead, then force.
-            for (let attempt = 0; attempt < 50; attempt++) {
-              try {
-                await client.query(`DROP DATABASE IF EXISTS ${name}`);
-                return;
-              } catch (error) {
-                if ((error as { code?: string }).code !== "55006") throw error; // 55006: database in use
-                await new Promise((r) => setTimeout(r, 50));
-              }
-            }
-            await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-          } finally {
-            await client.end();
-          }
-        },
-      };
+      return { url: url.toString(), drop: () => dropPostgresDatabase(adminUrl, name) };
     },
   };
 }
@@ -68,11 +62,11 @@ if (!postgresUrl) {
 
 export const DATABASES: TestDatabase[] = postgresUrl ? [sqlite, postgres(postgresUrl)] : [sqlite];
 
-/** Opens a store on a fresh database; `close` closes and drops it. */
+/** Opens a store on a fresh, migrated database; `close` closes and drops it. */
 export async function freshStore(
   database: TestDatabase,
 ): Promise<{ store: Store; url: string; close(): Promise<void> }> {
-  const { url, drop } = await database.create();
+  const { url, drop } = await database.create({ migrated: true });
   const store = await openStore(url, { poolSize: 20 });
   return {
     store,
