@@ -409,7 +409,7 @@ describe.runIf(chromiumAvailable())("the dashboard, end to end: rollout plans", 
     await lines.locator("li").nth(1).waitFor();
     const texts = (await lines.locator("li").allTextContents()).map((t) => t.replace(/ · (just now|\d+ \S+ ago)$/, ""));
     expect(texts).toEqual([
-      "production rollout started at 50%, by API key " + `${plan.started_by.slice("key:".length)}…`,
+      `production rollout started at 50%, by API key ${plan.started_by.slice("key:".length)}…`,
       `production rollout aborted at 50%, by the plan, from outcomes: Ok rate −15.0 pts (${intervalText(
         "ok_rate",
         result.interval,

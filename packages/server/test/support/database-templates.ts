@@ -13,15 +13,6 @@ import type { TestProject } from "vitest/node";
 import { openStore } from "../../src/store/index.js";
 import { dropPostgresDatabase } from "./postgres-admin.js";
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** A migrated SQLite file to copy. */
-    sqliteTemplate: string;
-    /** A migrated PostgreSQL database to make new ones from, when TEST_DATABASE_URL names a server. */
-    postgresTemplate: string | null;
-  }
-}
-
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = mkdtempSync(join(tmpdir(), "promptstore-template-"));
   const sqlite = join(dir, "template.sqlite");

@@ -11,6 +11,15 @@ import { inject } from "vitest";
 import { type DialectName, openStore, type Store } from "../../src/store/index.js";
 import { adminQuery, dropPostgresDatabase } from "./postgres-admin.js";
 
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** A migrated SQLite file to copy. */
+    sqliteTemplate: string;
+    /** A migrated PostgreSQL database to make new ones from, when TEST_DATABASE_URL names a server. */
+    postgresTemplate: string | null;
+  }
+}
+
 export interface TestDatabase {
   name: DialectName;
   /**

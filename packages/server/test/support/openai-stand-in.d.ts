@@ -25,6 +25,8 @@ export type Behaviour = (
       delayMs?: number;
       /** Before the first piece instead of `delayMs`: the model's time to first token. */
       firstDelayMs?: number;
+      /** Before the first piece, after `firstDelayMs`: the answer waits until the test settles this. */
+      until?: Promise<unknown>;
       /** Destroys the socket after this many chunks: no [DONE], no usage. */
       breakAfter?: number;
       /** Sends this line instead of a chunk after the pieces (a provider that sends garbage). */
@@ -49,6 +51,8 @@ export type Behaviour = (
       pieceChars?: number;
       delayMs?: number;
       firstDelayMs?: number;
+      /** As `stream`'s: the answers wait until the test settles this. */
+      until?: Promise<unknown>;
     }
 ) & {
   /** This behaviour for the model's first `times` requests, then `after` (a 500 when none). */

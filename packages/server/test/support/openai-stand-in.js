@@ -177,6 +177,7 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789") {
         toolCalls: answer.toolCalls,
         delayMs: behaviour.delayMs,
         firstDelayMs: behaviour.firstDelayMs,
+        until: behaviour.until,
         usage: answer.usage ?? {
           prompt_tokens: JSON.stringify(body.messages ?? []).length,
           completion_tokens: content.length,
@@ -268,6 +269,7 @@ export async function startStandIn(apiKey = "sk-test-stand-in-0123456789") {
       }
       const delay = i === 1 && behaviour.firstDelayMs !== undefined ? behaviour.firstDelayMs : behaviour.delayMs;
       if (delay && i > 0) await sleep(delay);
+      if (i === 1 && behaviour.until) await behaviour.until;
       if (response.destroyed) return;
       if (contentFrames.has(i)) sent.push(performance.now());
       response.write(frames[i]);
