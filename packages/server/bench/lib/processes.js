@@ -1,5 +1,5 @@
 import { fork, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,6 +80,10 @@ export async function startServer(databaseUrl, env = {}, { nodeFlags } = {}) {
   child.stderr.on("data", (c) => {
     stderr = (stderr + c).slice(-20_000);
   });
+  // BENCH_SERVER_OUTPUT=<file> keeps everything the server prints (with --trace-gc in BENCH_SERVER_NODE_FLAGS:
+  // every collection and its pause).
+  const output = process.env.BENCH_SERVER_OUTPUT;
+  if (output) child.stdout.on("data", (c) => appendFileSync(output, c));
   return {
     ...handle(child, url),
     events,

@@ -56,6 +56,7 @@ describe("OpenAPI document", () => {
       "/api/v2/prompts/{id}/labels/{label}/plan/pause",
       "/api/v2/prompts/{id}/labels/{label}/plan/resume",
       "/api/v2/prompts/{id}/outcomes",
+      "/api/v2/prompts/{id}/plans",
       "/api/v2/prompts/{id}/publish",
       "/api/v2/prompts/{id}/releases",
       "/api/v2/prompts/{id}/run",
