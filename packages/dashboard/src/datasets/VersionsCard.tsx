@@ -92,30 +92,25 @@ export function VersionsCard({
               setCompared({ from: fromValue, to: toValue });
             }}
           >
-            <div className="field">
-              <label className="field-label" htmlFor={ids.from}>
-                Compare
-              </label>
-              <select id={ids.from} className="select" value={fromValue} onChange={(e) => setFrom(e.target.value)}>
-                {versions.map((v) => (
-                  <option key={v.version} value={v.version}>
-                    {option(v)}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div className="field">
-              <label className="field-label" htmlFor={ids.to}>
-                with
-              </label>
-              <select id={ids.to} className="select" value={toValue} onChange={(e) => setTo(e.target.value)}>
-                {versions.map((v) => (
-                  <option key={v.version} value={v.version}>
-                    {option(v)}
-                  </option>
-                ))}
-              </select>
-            </div>
+            {(
+              [
+                [ids.from, "Compare", fromValue, setFrom],
+                [ids.to, "with", toValue, setTo],
+              ] as const
+            ).map(([id, label, value, set]) => (
+              <div className="field" key={id}>
+                <label className="field-label" htmlFor={id}>
+                  {label}
+                </label>
+                <select id={id} className="select" value={value} onChange={(e) => set(e.target.value)}>
+                  {versions.map((v) => (
+                    <option key={v.version} value={v.version}>
+                      {option(v)}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            ))}
             <button type="submit" className="button">
               Compare
             </button>

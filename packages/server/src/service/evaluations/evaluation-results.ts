@@ -60,6 +60,22 @@ interface Accumulator {
   latencies: number[];
 }
 
+/** A version's sums before its first case: one slot per check. */
+function emptyAccumulator(checks: number): Accumulator {
+  return {
+    checkPasses: Array.from({ length: checks }, () => 0),
+    passed: 0,
+    failed: 0,
+    errored: 0,
+    pending: 0,
+    scoreSums: Array.from({ length: checks }, () => 0),
+    scoreCounts: Array.from({ length: checks }, () => 0),
+    input: 0,
+    output: 0,
+    latencies: [],
+  };
+}
+
 export interface EvaluationSummary {
   versions: VersionSummary[];
   compare: { regressions: number; improvements: number } | null;
@@ -126,18 +142,7 @@ export async function summarize(store: EvaluationStore, plan: SummaryPlan): Prom
   const states: Uint8Array[] = [];
   for (let v = 0; v < plan.versions.length; v++) {
     const version = plan.versions[v] as EvaluationVersion;
-    const acc: Accumulator = {
-      checkPasses: plan.names.map(() => 0),
-      passed: 0,
-      failed: 0,
-      errored: 0,
-      pending: 0,
-      scoreSums: plan.names.map(() => 0),
-      scoreCounts: plan.names.map(() => 0),
-      input: 0,
-      output: 0,
-      latencies: [],
-    };
+    const acc = emptyAccumulator(plan.names.length);
     const bytes = new Uint8Array(plan.row.case_count);
     let after = -1;
     let seen = 0;
@@ -286,18 +291,7 @@ export class LiveSummary {
   done = 0;
 
   constructor(private readonly plan: SummaryPlan) {
-    this.acc = plan.versions.map(() => ({
-      checkPasses: plan.names.map(() => 0),
-      passed: 0,
-      failed: 0,
-      errored: 0,
-      pending: 0,
-      scoreSums: plan.names.map(() => 0),
-      scoreCounts: plan.names.map(() => 0),
-      input: 0,
-      output: 0,
-      latencies: [],
-    }));
+    this.acc = plan.versions.map(() => emptyAccumulator(plan.names.length));
   }
 
   /** A cell judged before this run (read from the store), or just now. */
