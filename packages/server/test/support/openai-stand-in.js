@@ -104,9 +104,15 @@ async function hostile(behaviour, response, model) {
   const write = async (text) => {
     if (closed || response.destroyed) return false;
     if (!response.write(text)) {
+      // Whichever comes first takes the other listener away: a long stream waits here thousands of times.
       await new Promise((resolve) => {
-        response.once("drain", resolve);
-        response.once("close", resolve);
+        const done = () => {
+          response.off("drain", done);
+          response.off("close", done);
+          resolve();
+        };
+        response.once("drain", done);
+        response.once("close", done);
       });
     }
     return !closed && !response.destroyed;
