@@ -88,6 +88,15 @@ async function until<T>(what: string, read: () => Promise<T | undefined>, timeou
   }
 }
 
+/**
+ * Waits until every application has read more than ten times after `from`: a loaded machine slows their reads,
+ * so a fixed wait may see too few to judge what they serve.
+ */
+const readsAfter = (apps: App[], from: number) =>
+  until("ten reads of each application after the decision", async () =>
+    apps.every((a) => a.reads.filter((r) => r.at > from).length > 10) ? true : undefined,
+  );
+
 describe.each(DATABASES)("a guarded rollout, end to end ($name)", (database) => {
   const servers: RunningServer[] = [];
   let standIn: StandIn;
@@ -196,7 +205,7 @@ describe.each(DATABASES)("a guarded rollout, end to end ($name)", (database) => 
       // From when the move had committed: the first read of the plan that showed it ended (\`ended_at\` is when
       // the runner began to decide, before it took the prompt's lock and committed).
       const endedAt = seenEnded;
-      await new Promise((r) => setTimeout(r, 1500));
+      await readsAfter(apps, endedAt + 1000);
       await stopApps(apps);
       for (const app of apps) {
         expect(app.reads.filter((r) => r.version === v2).length, `${app.name} read the candidate`).toBeGreaterThan(0);
@@ -249,7 +258,7 @@ describe.each(DATABASES)("a guarded rollout, end to end ($name)", (database) => 
       // From when the move had committed: the first read of the plan that showed it ended (\`ended_at\` is when
       // the runner began to decide, before it took the prompt's lock and committed).
       const endedAt = seenEnded;
-      await new Promise((r) => setTimeout(r, 1500));
+      await readsAfter(apps, endedAt + 1000);
       await stopApps(apps);
       for (const app of apps) {
         const late = app.reads.filter((r) => r.at > endedAt + 1000);
