@@ -1,6 +1,7 @@
 // npm run bench (server part): production outcomes (issue 40). The real binary on SQLite, then on PostgreSQL
 // when BENCH_POSTGRES_URL (or TEST_DATABASE_URL) names a server:
-// 1. reads alone: an application reads the published prompt 200 times a second from its own loopback address;
+// 1. reads alone: an application (a process of its own) reads the published prompt 200 times a second from its
+//    own loopback address;
 // 2. outcomes alone: 20 000 a second in batches of 1 000 (20 batches a second, from two other addresses), so
 //    the server's CPU per 1 000 outcomes is its own;
 // 3. both at once: the read's p50/p99 while the outcomes pour in.

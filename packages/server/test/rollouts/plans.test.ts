@@ -210,6 +210,12 @@ describe.each(DATABASES)("rollout plans ($name)", (database) => {
       "user",
       view.started_by,
     ]);
+    const listed = (await t.request("GET", "/api/v2/prompts/bot/plans", { key: readKey })).body.data.plans;
+    expect(listed[0].decisions.map((d: any) => [d.verdict, d.by])).toEqual([
+      ["advance", "plan"],
+      ["advance", "user"],
+      ["abort", "user"],
+    ]);
     expect((await planEvents(t.store, "bot")).map((e) => [e.type, e.plan.step])).toEqual([
       ["rollout.advanced", 1],
       ["rollout.advanced", 2],

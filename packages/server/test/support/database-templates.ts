@@ -1,7 +1,7 @@
 /**
  * vitest globalSetup: one migrated database of each kind per run, which every `freshStore` copies instead of
- * migrating a new one. A PostgreSQL database is made with `CREATE DATABASE … TEMPLATE` (about 150 ms) rather
- * than migrated (about 450 ms more, per test, on both halves of a run of a thousand PostgreSQL tests); a SQLite
+ * migrating a new one. A PostgreSQL database is made with `CREATE DATABASE … TEMPLATE` (about 150 ms) instead
+ * of being made empty and migrated (about 450 ms more, for each of about a thousand PostgreSQL tests); a SQLite
  * file is copied. Tests of the migrations themselves still start from `database.create()`: an empty database.
  */
 import { randomBytes } from "node:crypto";

@@ -32,12 +32,9 @@ export function percentOf(row: PlanRow): number {
   return stepsOf(row)[row.step]?.percent ?? 0;
 }
 
-/** Every decision that moved the plan, oldest first; a row from before migration 028 knows only its last. */
-export function decisionsOf(row: PlanRow): PlanDecisionOut[] {
-  if (row.decisions !== null) return JSON.parse(row.decisions) as PlanDecisionOut[];
-  const last = row.last_decision === null ? null : (JSON.parse(row.last_decision) as PlanDecisionOut);
-  return last !== null && last.verdict !== "wait" ? [last] : [];
-}
+/** Every decision that moved the plan, oldest first (none on a row from before migration 028). */
+export const decisionsOf = (row: PlanRow): PlanDecisionOut[] =>
+  row.decisions === null ? [] : (JSON.parse(row.decisions) as PlanDecisionOut[]);
 
 /** What a decision that moves the plan writes on its row: it as the last decision, and appended to the list. */
 export const decidedColumns = (row: PlanRow, decision: PlanDecisionOut) => ({
