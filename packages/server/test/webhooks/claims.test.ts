@@ -1,3 +1,4 @@
+import { Writable } from "node:stream";
 import { EVENT_TYPES } from "@promptstore/core/events";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../src/config.js";
@@ -108,8 +109,18 @@ describe.each(DATABASES)("webhook claims across instances ($name)", (database: T
     const { first, second } = await twoStores();
     const config = defaultConfig({ PROMPTSTORE_WEBHOOK_ALLOW_PRIVATE: true, PROMPTSTORE_WEBHOOK_RETRY_SCALE: 0.001 });
     const apps: App[] = [];
+    // What either dispatcher reports (an outcome it could not record, a query that failed): shown if the wait
+    // below runs out, so that a failure in a loaded CI run says why.
+    const warnings: string[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        const line = JSON.parse(String(chunk));
+        warnings.push(`${new Date(line.time).toISOString()} ${line.msg}: ${line.err?.type} ${line.err?.message}`);
+        done();
+      },
+    });
     for (const store of [first, second]) {
-      const app = await buildApp({ store, config });
+      const app = await buildApp({ store, config, logger: { level: "warn", stream } });
       await app.server.ready();
       apps.push(app);
       cleanup.push(() => app.server.close());
@@ -145,12 +156,17 @@ describe.each(DATABASES)("webhook claims across instances ($name)", (database: T
       expect((await call(app, "POST", `/api/v2/prompts/prompt-${n}/publish`, {})).status).toBe(200);
       expected.push(`created prompt-${n}`, `published prompt-${n}`);
     }
-    // What this asserts is order and exactly-once, not speed. Twice in full CI runs on PostgreSQL the last
-    // delivery came after 20 s (alone it takes 2 to 6 s). The likely cause: an outcome that could not be recorded
-    // (the database busy for a moment) left its claim to expire, 30 s; outcomes are now recorded again while the
-    // claim lasts (outcome-after-outage.test.ts). The wait still covers a claim's expiry (three attempt timeouts),
-    // the longest a delivery may wait for a lost attempt by design.
-    await hook.waitFor(() => hook.delivered().length === expected.length, 45_000);
+    // What this asserts is order and exactly-once, not speed. Alone it takes 2 to 6 s. In full CI runs on
+    // PostgreSQL it took over 20 s twice, and once did not finish in 45 s (stuck for 30 s on a retry): an outcome
+    // that cannot be recorded leaves its claim to expire, three attempt timeouts (30 s), the longest a delivery
+    // may wait for a lost attempt by design. The wait covers two such expiries; if it still runs out, the
+    // dispatchers' warnings say why.
+    const started = Date.now();
+    await hook
+      .waitFor(() => hook.delivered().length === expected.length, 75_000)
+      .catch((error: Error) => {
+        throw new Error(`${error.message}\nafter ${Date.now() - started} ms; warnings:\n${warnings.join("\n")}`);
+      });
     // Settle: nothing more may come.
     await new Promise((r) => setTimeout(r, 300));
 
@@ -168,5 +184,5 @@ describe.each(DATABASES)("webhook claims across instances ($name)", (database: T
       (list) => list.every((r) => r.status === "delivered"),
     );
     expect(rows.map((r) => r.status)).toEqual(new Array(expected.length).fill("delivered"));
-  });
+  }, 120_000);
 });
