@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -99,6 +100,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _free:
         _free["server"].stop()  # type: ignore[attr-defined]
         _free["database"].drop()  # type: ignore[attr-defined]
+    # What ran, for CI (.ci/run reads it). In CI a skipped test fails the run, as on the Node.js side: a part
+    # that did not run must never vanish silently.
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    stats = reporter.stats if reporter is not None else {}
+    counts = {
+        "passed": len([r for r in stats.get("passed", []) if r.when == "call"]),
+        "failed": len(stats.get("failed", [])) + len(stats.get("error", [])),
+        "skipped": len(stats.get("skipped", [])),
+    }
+    if os.environ.get("CI") and counts["skipped"] > 0 and session.exitstatus == 0:
+        session.exitstatus = 1
+        print(f"\nCI: {counts['skipped']} Python client tests were skipped; CI runs them all", file=sys.stderr)
+    report = Path(__file__).resolve().parents[1] / ".tmp" / "pytest-report.json"
+    report.parent.mkdir(exist_ok=True)
+    failures = [
+        {"test": r.nodeid, "why": "\n".join(str(r.longrepr).splitlines()[-6:])}
+        for r in stats.get("failed", []) + stats.get("error", [])
+    ]
+    report.write_text(json.dumps({**counts, "exitstatus": int(session.exitstatus), "failures": failures}))
 
 
 @pytest.fixture
