@@ -4,10 +4,11 @@
 // not 8: with 8, uncached reads spent 10 µs a request in the collector instead of 1 (--trace-gc over 50 000
 // reads), for about 12 MB more resident memory. For a very large store, run
 // `node --max-old-space-size=512 bin/promptstore.js serve` instead.
-// The compiled CLI lives in dist/ (built by `npm ci` through the root prepare script).
+// The compiled CLI lives in dist/, bundled into one file (scripts/build-bundle.js; built by `npm ci` through the
+// root prepare script).
 import { existsSync } from "node:fs";
 
-const entry = new URL("../dist/cli/main.js", import.meta.url);
+const entry = new URL("../dist/promptstore.js", import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write("promptstore is not built yet: run `npm run build` in the repository root\n");
   process.exit(1);

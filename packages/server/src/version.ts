@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { PACKAGE_ROOT } from "./package-root.js";
 
-/** The package version, read from package.json (the same relative path from src/ and dist/). */
-export const VERSION: string = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
+/** The package version, read from package.json. */
+export const VERSION: string = JSON.parse(readFileSync(new URL("package.json", PACKAGE_ROOT), "utf8")).version;

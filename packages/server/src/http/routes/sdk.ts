@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { PACKAGE_ROOT } from "../../package-root.js";
 
 /** What scripts/build-sdk.js made: one entry per client. */
 interface BuiltClient {
@@ -15,8 +16,8 @@ interface BuiltClient {
 /** The TypeScript client under a name that survives upgrades, for recipes such as the README's CI guard. */
 const TS_ALIAS = "promptstore-client.tgz";
 
-/** Where `npm run build` puts the clients: packages/server/sdk/, from src/ and dist/ alike. */
-export const SDK_DIR = fileURLToPath(new URL("../../../sdk/", import.meta.url));
+/** Where `npm run build` puts the clients: packages/server/sdk/. */
+export const SDK_DIR = fileURLToPath(new URL("sdk/", PACKAGE_ROOT));
 
 function readBuilt(dir: string): BuiltClient[] {
   const manifest = join(dir, "manifest.json");
