@@ -17,6 +17,22 @@ export function registerMetaRoutes(app: FastifyInstance, store: Store, version: 
     return ok({ status: "ok", database: store.dialect });
   });
 
-  const document = JSON.stringify(buildOpenApiDocument(version));
-  app.get("/api/v2/openapi.json", async (_request, reply) => reply.type("application/json").send(document));
+  app.get("/api/v2/openapi.json", async (_request, reply) =>
+    reply.type("application/json").send(openApiDocument(version)),
+  );
+}
+
+const documents = new Map<string, string>();
+
+/**
+ * The API description, made on its first request and kept: it depends on the version alone, and making it
+ * (every schema converted to JSON Schema) was 60% of building the app, for every server start and every test.
+ */
+function openApiDocument(version: string): string {
+  let document = documents.get(version);
+  if (document === undefined) {
+    document = JSON.stringify(buildOpenApiDocument(version));
+    documents.set(version, document);
+  }
+  return document;
 }
