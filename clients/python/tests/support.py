@@ -35,7 +35,15 @@ class Server:
     """``promptstore serve --port 0 --json`` on a database; ``key`` is the one it prints on a first start."""
 
     def __init__(self, database_url: str, env: Optional[Dict[str, str]] = None) -> None:
-        full_env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "warn", **secret_key_env(database_url), **(env or {})}
+        # Passwords (the bootstrap owner's) at the test cost, as in the Node.js suites (test/support/binary.ts).
+        full_env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "LOG_LEVEL": "warn",
+            "PROMPTSTORE_PASSWORD_HASH_COST": "test",
+            **secret_key_env(database_url),
+            **(env or {}),
+        }
         self.process = subprocess.Popen(
             ["node", str(BIN), "serve", "--port", "0", "--json"],
             env=full_env,

@@ -144,6 +144,12 @@ const envSchema = z.object({
     .default(1024 * 1024),
   /** Time limit of one webhook attempt, from connecting to the end of the (partly read) answer. */
   PROMPTSTORE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /**
+   * What hashing a new password costs: `standard` (scrypt N=2^15, r=8, p=3, OWASP's row) or `test` (N=2^10,
+   * r=8, p=1), for test suites only, which otherwise spend most of their time hashing; the server warns at
+   * start. Each hash keeps its own parameters, so either verifies the other's.
+   */
+  PROMPTSTORE_PASSWORD_HASH_COST: z.enum(["standard", "test"]).default("standard"),
   /** Multiplies the webhook retry waits and the 24-hour retry window; below 1 only to test retries quickly. */
   PROMPTSTORE_WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
   /**

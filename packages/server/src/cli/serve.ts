@@ -143,6 +143,12 @@ async function serve(config: ReturnType<typeof loadConfig>, json: boolean): Prom
     );
   }
 
+  if (config.PROMPTSTORE_PASSWORD_HASH_COST !== "standard") {
+    app.server.log.warn(
+      "PROMPTSTORE_PASSWORD_HASH_COST=test: new passwords are hashed at a cost for test suites, not production",
+    );
+  }
+
   if (bootstrap) {
     emit(json, { event: "bootstrap", ...bootstrap }, () =>
       [

@@ -179,7 +179,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     server.log.warn({ err: error }, "event pruning"),
   );
   const sessionTtlMs = config.PROMPTSTORE_SESSION_HOURS * 3_600_000;
-  const accounts = new AccountService(new AccountStore(store.db), { sessionTtlMs });
+  const accounts = new AccountService(new AccountStore(store.db), {
+    sessionTtlMs,
+    passwordCost: config.PROMPTSTORE_PASSWORD_HASH_COST,
+  });
   const audit = new AuditService(store.db);
   const invitations = new InvitationService(new InvitationStore(store.db), accounts, {
     ttlMs: config.PROMPTSTORE_INVITATION_DAYS * 86_400_000,

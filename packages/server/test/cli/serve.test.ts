@@ -42,6 +42,17 @@ describe.each(DATABASES)("promptstore serve, the real binary over real HTTP ($na
     expect((await call("GET", "/api/v2/prompts/support-bot")).body.data.version).toBe(v1);
   });
 
+  it("warns at start when passwords are hashed at the test cost, and not at the standard cost", async () => {
+    const warned = (server: typeof env.server) => server!.logs.filter((l) => l.level === 40).map((l) => l.msg);
+    const TEST_COST =
+      "PROMPTSTORE_PASSWORD_HASH_COST=test: new passwords are hashed at a cost for test suites, not production";
+    env.server = await startServer(env.url, { PROMPTSTORE_PASSWORD_HASH_COST: "test" });
+    expect(warned(env.server)).toContain(TEST_COST);
+    expect(await env.server!.stop()).toBe(0);
+    env.server = await startServer(env.url, { PROMPTSTORE_PASSWORD_HASH_COST: "standard" });
+    expect(warned(env.server)).not.toContain(TEST_COST);
+  });
+
   it("exits cleanly on SIGTERM", async () => {
     env.server = await startServer(env.url);
     expect(await env.server!.stop("SIGTERM")).toBe(0);

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { defaultConfig } from "../../src/config.js";
+import { hashPassword } from "../../src/service/accounts/passwords.js";
 import { useTestApp } from "../support/app.js";
 import {
   browser,
@@ -287,9 +289,15 @@ describe.each(DATABASES)("dashboard sessions ($name)", (database) => {
       expect(res.body.error).toBe("origin: is not this server");
     });
   });
+});
+
+describe.each(DATABASES)("dashboard sessions at the standard password cost ($name)", (database) => {
+  // Every other test hashes at the test cost (test/support/binary.ts); this one at what a server uses by default.
+  const t = useTestApp(database, { PROMPTSTORE_PASSWORD_HASH_COST: defaultConfig().PROMPTSTORE_PASSWORD_HASH_COST });
 
   describe("secrets at rest", () => {
-    it("stores passwords as scrypt hashes and sessions as SHA-256 of the cookie", async () => {
+    it("stores passwords as scrypt hashes (OWASP's N=2^15, r=8, p=3) and sessions as SHA-256 of the cookie", async () => {
+      expect(defaultConfig().PROMPTSTORE_PASSWORD_HASH_COST).toBe("standard");
       const b = await member(t, "viewer");
       const user = await t.store.db
         .selectFrom("users")
@@ -302,6 +310,17 @@ describe.each(DATABASES)("dashboard sessions ($name)", (database) => {
       expect(sessions.map((s) => s.token_hash)).toEqual([
         (await import("node:crypto")).createHash("sha256").update(b.cookie).digest("hex"),
       ]);
+    });
+
+    it("signs in with a password hashed at the test cost too: each hash keeps its own parameters", async () => {
+      const email = await newUser(t, t.project.orgId, "viewer");
+      await t.store.db
+        .updateTable("users")
+        .set({ password_hash: await hashPassword(PASSWORD, "test") })
+        .where("email", "=", email)
+        .execute();
+      expect((await signInRequest(t, email, PASSWORD)).status).toBe(200);
+      expect((await signInRequest(t, email, `${PASSWORD}x`)).body).toEqual(WRONG);
     });
   });
 });

@@ -50,7 +50,8 @@ export async function testApp(
   const fresh = await freshStore(database);
   const app = await buildApp({
     store: fresh.store,
-    config: defaultConfig(overrides),
+    // Passwords at the test cost (test/support/binary.ts says why) unless the test says otherwise.
+    config: defaultConfig({ PROMPTSTORE_PASSWORD_HASH_COST: "test", ...overrides }),
     logger: options.logger ?? false,
     ...(options.oauthDocuments ? { oauthDocuments: options.oauthDocuments } : {}),
   });

@@ -17,6 +17,13 @@ export function secretKeyEnv(databaseUrl: string | undefined): Record<string, st
   return databaseUrl?.startsWith("postgres") ? { PROMPTSTORE_SECRET_KEY: TEST_SECRET_KEY } : {};
 }
 
+/**
+ * Passwords hashed at the test cost (PROMPTSTORE_PASSWORD_HASH_COST), by every server and command a test
+ * starts unless it says otherwise: at the standard cost, hashing was most of the account tests' time. The
+ * standard cost is tested where the hash is (test/dashboard/session.test.ts).
+ */
+export const TEST_PASSWORD_COST = { PROMPTSTORE_PASSWORD_HASH_COST: "test" } as const;
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -27,7 +34,7 @@ export interface CliResult {
 export async function cli(databaseUrl: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, ...secretKeyEnv(databaseUrl), ...env },
+      env: { ...process.env, DATABASE_URL: databaseUrl, ...secretKeyEnv(databaseUrl), ...TEST_PASSWORD_COST, ...env },
     });
     if (stderr) keepServerLog(`promptstore ${args.join(" ")}`, stderr);
     return { code: 0, stdout, stderr };
@@ -61,7 +68,14 @@ export interface RunningServer {
 /** Starts `promptstore serve --port 0 --json` and resolves once it listens. */
 export function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<RunningServer> {
   const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--json"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...secretKeyEnv(databaseUrl), ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: "warn",
+      ...secretKeyEnv(databaseUrl),
+      ...TEST_PASSWORD_COST,
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const events: Record<string, any>[] = [];

@@ -25,7 +25,7 @@ export async function listeningApp(
   const fresh = await freshStore(database);
   const app = await buildApp({
     store: fresh.store,
-    config: defaultConfig(options.config ?? {}),
+    config: defaultConfig({ PROMPTSTORE_PASSWORD_HASH_COST: "test", ...options.config }),
     ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
   });
   const plan = options.plan ?? "unlimited";

@@ -20,7 +20,10 @@ async function withInvitations<T>(
   const config = loadConfig();
   const store = await openStore(config.DATABASE_URL);
   try {
-    const accounts = new AccountService(new AccountStore(store.db), { sessionTtlMs: 0 });
+    const accounts = new AccountService(new AccountStore(store.db), {
+      sessionTtlMs: 0,
+      passwordCost: config.PROMPTSTORE_PASSWORD_HASH_COST,
+    });
     const invitations = new InvitationService(new InvitationStore(store.db), accounts, {
       ttlMs: config.PROMPTSTORE_INVITATION_DAYS * 86_400_000,
     });

@@ -1,5 +1,6 @@
 import { email as emailSchema, type Role, role as roleSchema } from "@promptstore/core/dashboard";
 import type { Command } from "commander";
+import { loadConfig } from "../../config.js";
 import { AccountService } from "../../service/accounts/account-service.js";
 import { AccountStore } from "../../store/accounts/accounts.js";
 import { TenantStore } from "../../store/accounts/tenants.js";
@@ -10,13 +11,13 @@ interface JsonFlag {
   json?: boolean;
 }
 
-/** Sessions are not started from the command line; the TTL only matters to the dashboard. */
-const NO_SESSIONS = { sessionTtlMs: 0 };
-
 async function withAccounts<T>(work: (accounts: AccountService, tenants: TenantStore) => Promise<T>): Promise<T> {
-  const store = await openStore(process.env.DATABASE_URL);
+  const config = loadConfig();
+  const store = await openStore(config.DATABASE_URL);
+  // Sessions are not started from the command line; the TTL only matters to the dashboard.
+  const options = { sessionTtlMs: 0, passwordCost: config.PROMPTSTORE_PASSWORD_HASH_COST };
   try {
-    return await work(new AccountService(new AccountStore(store.db), NO_SESSIONS), new TenantStore(store.db));
+    return await work(new AccountService(new AccountStore(store.db), options), new TenantStore(store.db));
   } finally {
     await store.close();
   }

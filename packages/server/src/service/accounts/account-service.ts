@@ -4,7 +4,7 @@ import type { Role } from "@promptstore/core/dashboard";
 import { AppError, badRequest, conflict, notFound } from "@promptstore/core/errors";
 import type { AccountStore, ProjectGrant, User } from "../../store/accounts/accounts.js";
 import { type Caller, requireRole } from "../access.js";
-import { decoyHash, generatePassword, hashPassword, verifyPassword } from "./passwords.js";
+import { decoyHash, generatePassword, hashPassword, type PasswordCost, verifyPassword } from "./passwords.js";
 
 export interface SignedIn {
   /** The cookie's value; only its SHA-256 is stored. */
@@ -20,6 +20,8 @@ export interface SessionState {
 
 export interface AccountOptions {
   sessionTtlMs: number;
+  /** What new password hashes cost (PROMPTSTORE_PASSWORD_HASH_COST); `standard` unless a test suite says. */
+  passwordCost?: PasswordCost;
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -50,7 +52,11 @@ export class AccountService {
   ): Promise<{ user: User; password: string; generated: boolean } | undefined> {
     const chosen = password ?? generatePassword();
     // A generated password is a one-time password: its holder is asked to choose one at first sign-in.
-    const user = await this.store.createUser(email, await hashPassword(chosen), password === undefined);
+    const user = await this.store.createUser(
+      email,
+      await hashPassword(chosen, this.options.passwordCost),
+      password === undefined,
+    );
     return user && { user, password: chosen, generated: password === undefined };
   }
 
@@ -60,7 +66,7 @@ export class AccountService {
    */
   async signIn(email: string, password: string): Promise<SignedIn> {
     const user = await this.store.findUserByEmail(email);
-    const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
+    const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash(this.options.passwordCost)));
     if (!user || !valid) throw new AppError("unauthorized", WRONG_CREDENTIALS);
     return this.startSession(user);
   }
@@ -102,7 +108,7 @@ export class AccountService {
         throw new WrongCurrentPassword();
       }
     }
-    await this.store.setPassword(user.id, await hashPassword(next), false);
+    await this.store.setPassword(user.id, await hashPassword(next, this.options.passwordCost), false);
     await this.store.deleteSessionsOf(user.id);
     return this.startSession({ ...user, must_change_password: false });
   }
@@ -112,7 +118,11 @@ export class AccountService {
     const user = await this.store.findUserByEmail(email);
     if (!user) return undefined;
     const chosen = password ?? generatePassword();
-    await this.store.setPassword(user.id, await hashPassword(chosen), password === undefined);
+    await this.store.setPassword(
+      user.id,
+      await hashPassword(chosen, this.options.passwordCost),
+      password === undefined,
+    );
     await this.store.deleteSessionsOf(user.id);
     return { user, password: chosen };
   }
