@@ -1,7 +1,7 @@
 /**
  * The server package's folder (packages/server/), for the files that ship beside the code: package.json and
- * the clients in sdk/. The same relative path holds from src/ and dist/ (where tsc puts this module) and from
- * the binary's bundle, dist/promptstore.js (scripts/build-bundle.js), whose every module has its URL: so this
- * module, and every file that must stay valid in the bundle, sits directly in src/.
+ * the clients in sdk/. In the binary's bundle (dist/promptstore.js, scripts/build-bundle.js) every module's
+ * `import.meta.url` is the bundle's, directly in dist/: a path relative to it holds only from a module directly
+ * in src/, as this one is (tsc puts it at dist/package-root.js). Every other module asks this one.
  */
 export const PACKAGE_ROOT: URL = new URL("../", import.meta.url);
