@@ -43,14 +43,18 @@ describe.each(DATABASES)("promptstore serve, the real binary over real HTTP ($na
   });
 
   it("warns at start when passwords are hashed at the test cost, and not at the standard cost", async () => {
-    const warned = (server: typeof env.server) => server!.logs.filter((l) => l.level === 40).map((l) => l.msg);
+    // Read once the server has ended: pino writes asynchronously, so a line logged before the listening line
+    // may be read after it.
+    const warnedUntilStopped = async (server: NonNullable<typeof env.server>) => {
+      expect(await server.stop()).toBe(0);
+      return server.logs.filter((l) => l.level === 40).map((l) => l.msg);
+    };
     const TEST_COST =
       "PROMPTSTORE_PASSWORD_HASH_COST=test: new passwords are hashed at a cost for test suites, not production";
     env.server = await startServer(env.url, { PROMPTSTORE_PASSWORD_HASH_COST: "test" });
-    expect(warned(env.server)).toContain(TEST_COST);
-    expect(await env.server!.stop()).toBe(0);
+    expect(await warnedUntilStopped(env.server)).toContain(TEST_COST);
     env.server = await startServer(env.url, { PROMPTSTORE_PASSWORD_HASH_COST: "standard" });
-    expect(warned(env.server)).not.toContain(TEST_COST);
+    expect(await warnedUntilStopped(env.server)).not.toContain(TEST_COST);
   });
 
   it("exits cleanly on SIGTERM", async () => {
