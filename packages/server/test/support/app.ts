@@ -4,6 +4,7 @@ import { type Config, defaultConfig } from "../../src/config.js";
 import { type App, type AppOptions, buildApp } from "../../src/http/app.js";
 import type { Caller } from "../../src/service/access.js";
 import type { Store } from "../../src/store/index.js";
+import { TEST_PASSWORD_COST } from "./binary.js";
 import { freshStore, type TestDatabase } from "./databases.js";
 
 export interface Response<T = any> {
@@ -51,7 +52,7 @@ export async function testApp(
   const app = await buildApp({
     store: fresh.store,
     // Passwords at the test cost (test/support/binary.ts says why) unless the test says otherwise.
-    config: defaultConfig({ PROMPTSTORE_PASSWORD_HASH_COST: "test", ...overrides }),
+    config: defaultConfig({ ...TEST_PASSWORD_COST, ...overrides }),
     logger: options.logger ?? false,
     ...(options.oauthDocuments ? { oauthDocuments: options.oauthDocuments } : {}),
   });

@@ -18,7 +18,7 @@ export function secretKeyEnv(databaseUrl: string | undefined): Record<string, st
 }
 
 /**
- * Passwords hashed at the test cost (PROMPTSTORE_PASSWORD_HASH_COST), by every server and command a test
+ * Passwords hashed at the test cost (PROMPTSTORE_PASSWORD_HASH_COST), by every server, command and in-process app a test
  * starts unless it says otherwise: at the standard cost, hashing was most of the account tests' time. The
  * standard cost is tested where the hash is (test/dashboard/session.test.ts).
  */

@@ -3,6 +3,7 @@ import { type Config, defaultConfig } from "../../src/config.js";
 import { type App, buildApp } from "../../src/http/app.js";
 import type { RateLimiter } from "../../src/ratelimit/limiter.js";
 import type { Caller } from "../../src/service/access.js";
+import { TEST_PASSWORD_COST } from "./binary.js";
 import { freshStore, type TestDatabase } from "./databases.js";
 
 /** A real app on a fresh database, listening on a loopback port, with one project and its key. */
@@ -25,7 +26,7 @@ export async function listeningApp(
   const fresh = await freshStore(database);
   const app = await buildApp({
     store: fresh.store,
-    config: defaultConfig({ PROMPTSTORE_PASSWORD_HASH_COST: "test", ...options.config }),
+    config: defaultConfig({ ...TEST_PASSWORD_COST, ...options.config }),
     ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
   });
   const plan = options.plan ?? "unlimited";
